@@ -1,0 +1,270 @@
+import type { z } from "zod";
+import type {
+  EnvironmentInput,
+  Tier,
+  appSchema,
+  clusterModes,
+  existingClusterSchema,
+  gatewayApiChannels,
+  gatewayClasses,
+  ingressKinds,
+  istioDataplanes,
+  maintenanceSchema,
+  meshKinds,
+  monitoringBackends,
+  nodePoolSchema,
+  releaseChannels,
+} from "./schema";
+
+export type NodePool = Required<Omit<z.infer<typeof nodePoolSchema>, "labels">> & {
+  readonly labels: Record<string, string>;
+};
+export type Maintenance = z.infer<typeof maintenanceSchema>;
+export type ExistingClusterRef = z.infer<typeof existingClusterSchema>;
+export type App = Required<Omit<z.infer<typeof appSchema>, "expose">> & {
+  readonly expose?: { readonly host: string; readonly path: string };
+};
+
+/** The fully resolved environment: every default applied, every cross-field rule checked. */
+export interface PlatformConfig {
+  /** The Pulumi stack name. */
+  readonly stack: string;
+  readonly tier: Tier;
+  readonly gcp: { readonly project: string; readonly region: string };
+  readonly network: {
+    readonly name: string;
+    readonly nodesCidr: string;
+    readonly podsCidr: string;
+    readonly servicesCidr: string;
+    readonly proxyOnlyCidr: string;
+    readonly controlPlaneCidr: string;
+  };
+  readonly cluster: {
+    readonly mode: (typeof clusterModes)[number];
+    readonly name: string;
+    readonly location: string;
+    /** True when `location` is a region (control plane and nodes in three zones). */
+    readonly regional: boolean;
+    readonly releaseChannel: (typeof releaseChannels)[number];
+    readonly gatewayApi: (typeof gatewayApiChannels)[number];
+    readonly privateNodes: boolean;
+    readonly privateEndpoint: boolean;
+    readonly authorizedNetworks: readonly { readonly name: string; readonly cidr: string }[];
+    readonly dataplaneV2: boolean;
+    readonly managedPrometheus: boolean;
+    readonly nodeLocalDns: boolean;
+    readonly backupAgent: boolean;
+    readonly secretsEncryption: { readonly enabled: boolean; readonly rotationDays: number };
+    readonly deletionProtection: boolean;
+    readonly protect: boolean;
+    readonly maintenance: Maintenance | null;
+    readonly labels: Record<string, string>;
+    readonly nodePools: readonly NodePool[];
+    readonly nodeServiceAccountRoles: readonly string[];
+    readonly autopilot: { readonly allowNetAdmin: boolean };
+    readonly existing?: ExistingClusterRef;
+  };
+  readonly mesh: {
+    readonly kind: (typeof meshKinds)[number];
+    readonly cni: boolean;
+    readonly dataplane: (typeof istioDataplanes)[number];
+  };
+  readonly ingress: {
+    readonly kind: (typeof ingressKinds)[number];
+    readonly gatewayClass: (typeof gatewayClasses)[number];
+  };
+  readonly monitoring: { readonly backend: (typeof monitoringBackends)[number] };
+  readonly apps: readonly App[];
+}
+
+/** What differs between tiers. Everything else is the same secure default everywhere. */
+interface TierDefaults {
+  readonly zonal: boolean;
+  readonly releaseChannel: (typeof releaseChannels)[number];
+  readonly nodePool: NodePool;
+  readonly backupAgent: boolean;
+  readonly deletionProtection: boolean;
+  readonly protect: boolean;
+  readonly maintenance: Maintenance | null;
+  readonly replicas: number;
+}
+
+// GKE requires 48h of maintenance availability in any 32 days, in windows of at least 4h
+// (cloud.google.com/kubernetes-engine/docs/concepts/maintenance-windows-and-exclusions):
+// two 6h weekend windows give about 55h.
+const weekendWindow: Maintenance = { days: ["SA", "SU"], start: "02:00", hours: 6 };
+
+export const tierDefaults: Record<Tier, TierDefaults> = {
+  dev: {
+    // One zone: a zonal control plane is free of the regional cluster fee and nodes are not tripled.
+    zonal: true,
+    // REGULAR gets new GKE versions weeks before STABLE, so dev meets them first.
+    releaseChannel: "REGULAR",
+    // Spot e2 nodes: the cheapest that still fit a mesh, an ingress and monitoring.
+    nodePool: {
+      name: "default",
+      machineType: "e2-standard-4",
+      minNodes: 1,
+      maxNodes: 3,
+      spot: true,
+      diskSizeGb: 50,
+      labels: {},
+    },
+    // Nothing in dev is worth restoring.
+    backupAgent: false,
+    // Dev is rebuilt freely.
+    deletionProtection: false,
+    protect: false,
+    // Dev takes upgrades whenever GKE schedules them.
+    maintenance: null,
+    replicas: 1,
+  },
+  staging: {
+    // Like prod, so regional failure modes show up before prod.
+    zonal: false,
+    releaseChannel: "REGULAR",
+    // Regional: min 1 per zone is 3 nodes, enough to exercise PodDisruptionBudgets.
+    nodePool: {
+      name: "default",
+      machineType: "e2-standard-4",
+      minNodes: 1,
+      maxNodes: 3,
+      spot: false,
+      diskSizeGb: 100,
+      labels: {},
+    },
+    // Backups on, so restores are rehearsed before prod needs one.
+    backupAgent: true,
+    // Staging may be recreated from code; prod may not.
+    deletionProtection: false,
+    protect: false,
+    maintenance: weekendWindow,
+    replicas: 2,
+  },
+  prod: {
+    // Regional control plane and nodes in three zones survive a zone outage.
+    zonal: false,
+    // STABLE takes versions after they have soaked in RAPID and REGULAR.
+    releaseChannel: "STABLE",
+    // n2 for steady CPU; min 2 per zone keeps 6 nodes through a zone loss and a rollout.
+    nodePool: {
+      name: "default",
+      machineType: "n2-standard-4",
+      minNodes: 2,
+      maxNodes: 10,
+      spot: false,
+      diskSizeGb: 100,
+      labels: {},
+    },
+    backupAgent: true,
+    // Losing prod by a stray `pulumi destroy` or console click is not recoverable.
+    deletionProtection: true,
+    protect: true,
+    maintenance: weekendWindow,
+    replicas: 2,
+  },
+};
+
+/** Applies the tier's defaults to a validated input. Pure: the same input gives the same config. */
+export function resolveConfig(input: EnvironmentInput, stack: string): PlatformConfig {
+  const d = tierDefaults[input.tier];
+  const c = input.cluster ?? {};
+  const mode = c.mode ?? "standard";
+  const name = c.name ?? clusterNameFor(stack);
+  const meshKind = input.mesh?.kind ?? "linkerd";
+  const dataplane = input.mesh?.dataplane ?? "sidecar";
+  // Istio ambient redirects traffic with istio-cni; the other modes use a privileged init container unless asked.
+  const meshCni = input.mesh?.cni ?? dataplane === "ambient";
+  const backend = input.monitoring?.backend ?? "prometheus";
+  // Autopilot clusters are always regional.
+  const location =
+    c.location ?? (d.zonal && mode !== "autopilot" ? `${input.gcp.region}-b` : input.gcp.region);
+
+  return {
+    stack,
+    tier: input.tier,
+    gcp: input.gcp,
+    network: {
+      name: input.network?.name ?? `${name}-vpc`,
+      // Non-overlapping RFC 1918 ranges; a /14 of pods fits about 1,000 nodes at 110 pods each.
+      nodesCidr: input.network?.nodesCidr ?? "10.0.0.0/20",
+      podsCidr: input.network?.podsCidr ?? "10.4.0.0/14",
+      servicesCidr: input.network?.servicesCidr ?? "10.8.0.0/20",
+      // A /23 is the proxy-only subnet size Google recommends for regional load balancers.
+      proxyOnlyCidr: input.network?.proxyOnlyCidr ?? "10.9.0.0/23",
+      controlPlaneCidr: input.network?.controlPlaneCidr ?? "172.16.0.0/28",
+    },
+    cluster: {
+      mode,
+      name,
+      location,
+      regional: isRegion(location),
+      releaseChannel: c.releaseChannel ?? d.releaseChannel,
+      // GKE owns the Gateway API CRDs on its standard channel; no chart installs them.
+      gatewayApi: c.gatewayApi ?? "standard",
+      // No node has a public IP; egress goes through Cloud NAT.
+      privateNodes: c.privateNodes ?? true,
+      // A public endpoint (IAM-authenticated) lets `pulumi up` run from CI without a bastion.
+      privateEndpoint: c.privateEndpoint ?? false,
+      authorizedNetworks: c.authorizedNetworks ?? [],
+      // Dataplane V2 enforces NetworkPolicy in eBPF without Calico. Off with Linkerd: Cilium's socket-level
+      // load balancing can hand the proxy pod IPs instead of Service IPs (linkerd/website#1615, cilium#16583).
+      dataplaneV2: c.dataplaneV2 ?? (mode === "autopilot" || meshKind !== "linkerd"),
+      managedPrometheus: c.managedPrometheus ?? backend === "managed-prometheus",
+      // Caches DNS on each node: fewer kube-dns timeouts under mesh-heavy lookup load.
+      nodeLocalDns: c.nodeLocalDns ?? true,
+      backupAgent: c.backupAgent ?? d.backupAgent,
+      // Secrets in etcd encrypted with a key the project controls (CIS GKE 5.3.1); 90-day rotation (CIS Google Cloud 1.10).
+      secretsEncryption: {
+        enabled: c.secretsEncryption?.enabled ?? true,
+        rotationDays: c.secretsEncryption?.rotationDays ?? 90,
+      },
+      deletionProtection: c.deletionProtection ?? d.deletionProtection,
+      protect: c.protect ?? d.protect,
+      maintenance: c.maintenance === undefined ? d.maintenance : c.maintenance,
+      labels: { environment: input.tier, stack: labelValue(stack), "managed-by": "pulumi", ...c.labels },
+      nodePools: (c.nodePools ?? [d.nodePool]).map((p) => ({
+        ...p,
+        spot: p.spot ?? d.nodePool.spot,
+        diskSizeGb: p.diskSizeGb ?? d.nodePool.diskSizeGb,
+        labels: p.labels ?? {},
+      })),
+      nodeServiceAccountRoles: c.nodeServiceAccountRoles ?? [],
+      autopilot: {
+        // A sidecar mesh without its CNI plugin needs NET_ADMIN in its init container; Autopilot denies it unless allowed.
+        allowNetAdmin:
+          c.autopilot?.allowNetAdmin ?? (mode === "autopilot" && meshKind !== "none" && !meshCni),
+      },
+      existing: c.existing,
+    },
+    mesh: { kind: meshKind, cni: meshCni, dataplane },
+    ingress: {
+      // GKE Gateway: Google's managed load balancer with container-native NEGs, no in-cluster proxy to run.
+      kind: input.ingress?.kind ?? "gke-gateway",
+      gatewayClass: input.ingress?.gatewayClass ?? "gke-l7-global-external-managed",
+    },
+    monitoring: { backend },
+    apps: (input.apps ?? []).map((a) => ({
+      ...a,
+      namespace: a.namespace ?? a.name,
+      replicas: a.replicas ?? d.replicas,
+      expose: a.expose ? { host: a.expose.host, path: a.expose.path ?? "/" } : undefined,
+    })),
+  };
+}
+
+export function clusterNameFor(stack: string): string {
+  return `gke-${stack.toLowerCase().replace(/[^a-z0-9-]/g, "-")}`.slice(0, 40).replace(/-+$/, "");
+}
+
+/** A region has no zone suffix: `europe-west1` vs `europe-west1-b`. */
+export function isRegion(location: string): boolean {
+  return /^[a-z]+-[a-z]+[0-9]+$/.test(location);
+}
+
+function labelValue(value: string): string {
+  return value
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]/g, "-")
+    .slice(0, 63);
+}

@@ -1,0 +1,7 @@
+export * from "./defaults";
+export * from "./errors";
+export * from "./load";
+export * from "./schema";
+export * from "./warnings";
+export { configPath, parseEnvironment } from "./validate";
+export { parseCidr } from "./rules";

@@ -1,0 +1,47 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { PlatformConfig } from "./defaults";
+import { parseEnvironment } from "./validate";
+
+/** The Pulumi config namespace of the platform's keys: `platform:tier`, `platform:mesh`, ... */
+export const configNamespace = "platform";
+
+/**
+ * Reads the current stack's environment from Pulumi config and validates it. Every `platform:*` key
+ * is part of the environment (so a misspelled top-level key is caught too), and `gcp:project` and
+ * `gcp:region` are the Google provider's own keys. Throws a `ConfigError` before any resource exists.
+ *
+ * @param values the raw config map; defaults to the running program's (`pulumi.runtime.allConfig()`)
+ */
+export function loadEnvironmentConfig(
+  values: Record<string, string> = pulumi.runtime.allConfig(),
+): PlatformConfig {
+  const stack = pulumi.getStack();
+  return parseEnvironment(environmentFromConfig(values), stack, `Pulumi.${stack}.yaml`);
+}
+
+/** Assembles the raw environment object from flat Pulumi config keys. */
+export function environmentFromConfig(values: Record<string, string>): Record<string, unknown> {
+  const env: Record<string, unknown> = {};
+  const prefix = `${configNamespace}:`;
+  for (const key of Object.keys(values).sort()) {
+    if (key.startsWith(prefix)) env[key.slice(prefix.length)] = parseValue(values[key]);
+  }
+  const gcp: Record<string, string> = {};
+  if (values["gcp:project"] !== undefined) gcp.project = values["gcp:project"];
+  if (values["gcp:region"] !== undefined) gcp.region = values["gcp:region"];
+  env.gcp = gcp;
+  return env;
+}
+
+/** Pulumi passes structured values as JSON text and plain values as strings. */
+function parseValue(value: string): unknown {
+  const trimmed = value.trim();
+  if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+    try {
+      return JSON.parse(trimmed);
+    } catch {
+      return value;
+    }
+  }
+  return value;
+}

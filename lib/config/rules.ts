@@ -1,0 +1,366 @@
+import type { PlatformConfig } from "./defaults";
+import type { ConfigProblem } from "./errors";
+import { showValue } from "./errors";
+import type { EnvironmentInput } from "./schema";
+
+/**
+ * Cross-field rules: combinations each field allows alone but the platform cannot build, or that GKE
+ * would reject after minutes of `pulumi up`. Each returns problems in the same shape as schema errors.
+ * Rules see the raw input too, so a key set explicitly but without effect is an error, never ignored.
+ */
+export function checkRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
+  return [
+    ...autopilotRules(input, config),
+    ...existingClusterRules(input, config),
+    ...clusterRules(input, config),
+    ...networkRules(config),
+    ...meshRules(input, config),
+    ...ingressRules(input, config),
+    ...appRules(config),
+  ];
+}
+
+const cfg = (path: string): string => `platform:${path}`;
+
+function autopilotRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
+  const c = input.cluster ?? {};
+  const problems: ConfigProblem[] = [];
+  if (config.cluster.mode !== "autopilot") {
+    if (c.autopilot !== undefined) {
+      problems.push({
+        path: cfg("cluster.autopilot"),
+        problem: `is set, but cluster.mode is "${config.cluster.mode}"; it applies to Autopilot clusters only`,
+        fix: `remove platform:cluster.autopilot, or set platform:cluster.mode to "autopilot"`,
+      });
+    }
+    return problems;
+  }
+  if (!config.cluster.regional) {
+    problems.push({
+      path: cfg("cluster.location"),
+      problem: `${showValue(config.cluster.location)} is a zone, but Autopilot clusters are regional`,
+      allowed: "a region such as " + config.gcp.region,
+      fix: `set platform:cluster.location to "${config.gcp.region}" or remove it`,
+    });
+  }
+  // Autopilot manages nodes, DNS caching and the dataplane itself.
+  for (const key of ["nodePools", "nodeLocalDns", "nodeServiceAccountRoles"] as const) {
+    if (c[key] !== undefined) {
+      problems.push({
+        path: cfg(`cluster.${key}`),
+        problem: "is set, but Autopilot manages nodes itself and ignores it",
+        fix: `remove platform:cluster.${key}, or set platform:cluster.mode to "standard"`,
+      });
+    }
+  }
+  if (c.dataplaneV2 === false) {
+    problems.push({
+      path: cfg("cluster.dataplaneV2"),
+      problem: "is false, but Autopilot clusters always run Dataplane V2",
+      fix: "remove platform:cluster.dataplaneV2",
+    });
+  }
+  const meshName = config.mesh.kind === "linkerd" ? "linkerd-cni" : "istio-cni";
+  if (config.mesh.kind === "istio" && config.mesh.dataplane === "ambient") {
+    problems.push({
+      path: cfg("mesh.dataplane"),
+      problem:
+        '"ambient" needs istio-cni and the privileged ztunnel DaemonSet, which Autopilot does not admit',
+      allowed: '"sidecar" on Autopilot',
+      fix: 'set platform:mesh.dataplane to "sidecar", or platform:cluster.mode to "standard" for ambient',
+    });
+  } else if (config.mesh.kind !== "none" && config.mesh.cni) {
+    problems.push({
+      path: cfg("mesh.cni"),
+      problem: `is true, but Autopilot does not admit ${meshName}: it writes to the node's CNI config`,
+      allowed: "false on Autopilot (the mesh uses an init container with NET_ADMIN)",
+      fix: 'set platform:mesh.cni to false, or platform:cluster.mode to "standard"',
+    });
+  } else if (config.mesh.kind !== "none" && !config.cluster.autopilot.allowNetAdmin) {
+    problems.push({
+      path: cfg("cluster.autopilot.allowNetAdmin"),
+      problem: `is false, but the ${config.mesh.kind} proxy's init container needs NET_ADMIN to redirect traffic`,
+      allowed: `true with mesh.kind "${config.mesh.kind}" on Autopilot`,
+      fix: "remove platform:cluster.autopilot.allowNetAdmin (it defaults to true here), or set mesh.kind to none",
+    });
+  }
+  return problems;
+}
+
+/** Fields that shape a cluster the platform creates; they cannot change a cluster made elsewhere. */
+const clusterShapingKeys = [
+  "location",
+  "releaseChannel",
+  "privateNodes",
+  "privateEndpoint",
+  "authorizedNetworks",
+  "dataplaneV2",
+  "managedPrometheus",
+  "nodeLocalDns",
+  "backupAgent",
+  "secretsEncryption",
+  "deletionProtection",
+  "protect",
+  "maintenance",
+  "labels",
+  "nodePools",
+  "nodeServiceAccountRoles",
+] as const;
+
+function existingClusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
+  const c = input.cluster ?? {};
+  const problems: ConfigProblem[] = [];
+  if (config.cluster.mode !== "existing") {
+    if (c.existing !== undefined) {
+      problems.push({
+        path: cfg("cluster.existing"),
+        problem: `is set, but cluster.mode is "${config.cluster.mode}"`,
+        fix: 'set platform:cluster.mode to "existing", or remove platform:cluster.existing',
+      });
+    }
+    return problems;
+  }
+  const e = c.existing;
+  const byName = e?.name !== undefined || e?.location !== undefined;
+  const byFile = e?.kubeconfigPath !== undefined;
+  if (!byName && !byFile) {
+    problems.push({
+      path: cfg("cluster.existing"),
+      problem: "is missing: existing-cluster mode needs to know which cluster",
+      allowed: "{ name, location } of a GKE cluster, or { kubeconfigPath, context? }",
+      fix: "set platform:cluster.existing.name and platform:cluster.existing.location",
+    });
+  } else if (byName && byFile) {
+    problems.push({
+      path: cfg("cluster.existing"),
+      problem: "names a cluster both by name/location and by kubeconfigPath",
+      allowed: "one of { name, location } or { kubeconfigPath, context? }",
+      fix: "remove one of the two",
+    });
+  } else if (byName && (e?.name === undefined || e?.location === undefined)) {
+    const missing = e?.name === undefined ? "name" : "location";
+    problems.push({
+      path: cfg(`cluster.existing.${missing}`),
+      problem: "is missing; a GKE cluster is found by name and location together",
+      fix: `set platform:cluster.existing.${missing}`,
+    });
+  }
+  if (byName && e?.context !== undefined) {
+    problems.push({
+      path: cfg("cluster.existing.context"),
+      problem: "is set, but applies only with kubeconfigPath",
+      fix: "remove platform:cluster.existing.context",
+    });
+  }
+  for (const key of clusterShapingKeys) {
+    if (c[key] !== undefined) {
+      problems.push({
+        path: cfg(`cluster.${key}`),
+        problem: "is set, but the platform does not manage an existing cluster, so it would have no effect",
+        fix: `remove platform:cluster.${key}, or set platform:cluster.mode to "standard" to let the platform build the cluster`,
+      });
+    }
+  }
+  if (input.network !== undefined) {
+    problems.push({
+      path: "platform:network",
+      problem: "is set, but an existing cluster brings its own network",
+      fix: "remove platform:network",
+    });
+  }
+  return problems;
+}
+
+function clusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const c = config.cluster;
+  if (c.mode === "existing") return problems;
+  if (!c.location.startsWith(config.gcp.region)) {
+    problems.push({
+      path: cfg("cluster.location"),
+      problem: `${showValue(c.location)} is outside gcp:region ${showValue(config.gcp.region)}, where the network is built`,
+      allowed: `${config.gcp.region} or one of its zones`,
+      fix: `set platform:cluster.location to "${config.gcp.region}", or change gcp:region`,
+    });
+  }
+  if (c.privateEndpoint && !c.privateNodes) {
+    problems.push({
+      path: cfg("cluster.privateEndpoint"),
+      problem: "is true, but privateNodes is false; GKE allows a private endpoint only on private clusters",
+      fix: "set platform:cluster.privateNodes to true, or privateEndpoint to false",
+    });
+  }
+  const names = new Set<string>();
+  c.nodePools.forEach((pool, i) => {
+    if (pool.minNodes > pool.maxNodes) {
+      problems.push({
+        path: cfg(`cluster.nodePools[${i}].minNodes`),
+        problem: `${pool.minNodes} is larger than maxNodes ${pool.maxNodes}`,
+        fix: `set minNodes to at most ${pool.maxNodes}, or raise maxNodes`,
+      });
+    }
+    if (names.has(pool.name)) {
+      problems.push({
+        path: cfg(`cluster.nodePools[${i}].name`),
+        problem: `${showValue(pool.name)} names two node pools`,
+        fix: "give each node pool its own name",
+      });
+    }
+    names.add(pool.name);
+  });
+  const m = c.maintenance;
+  if (m) {
+    // GKE: at least 48h of availability in any 32-day window, counting only windows of 4h or more.
+    const hoursPer32Days = m.hours >= 4 ? (m.days.length * m.hours * 32) / 7 : 0;
+    if (hoursPer32Days < 48) {
+      problems.push({
+        path: cfg("cluster.maintenance"),
+        problem: `gives ${Math.floor(hoursPer32Days)}h of maintenance in 32 days (${m.days.length} day(s) of ${m.hours}h); GKE rejects less than 48h, counting windows of 4h or more`,
+        allowed: "days x hours x 32/7 of at least 48, each window at least 4 hours",
+        fix: "add days or hours, e.g. days [SA, SU] with hours 6",
+      });
+    }
+  }
+  if (input.cluster?.managedPrometheus === false && config.monitoring.backend === "managed-prometheus") {
+    problems.push({
+      path: cfg("cluster.managedPrometheus"),
+      problem: 'is false, but monitoring.backend is "managed-prometheus", which needs managed collection on',
+      fix: "remove platform:cluster.managedPrometheus, or choose another monitoring.backend",
+    });
+  }
+  return problems;
+}
+
+function networkRules(config: PlatformConfig): ConfigProblem[] {
+  if (config.cluster.mode === "existing") return [];
+  const problems: ConfigProblem[] = [];
+  const n = config.network;
+  const ranges = [
+    ["nodesCidr", n.nodesCidr],
+    ["podsCidr", n.podsCidr],
+    ["servicesCidr", n.servicesCidr],
+    ["proxyOnlyCidr", n.proxyOnlyCidr],
+    ["controlPlaneCidr", n.controlPlaneCidr],
+  ] as const;
+  for (const [key, value] of ranges) {
+    if (parseCidr(value) === undefined) {
+      problems.push({
+        path: cfg(`network.${key}`),
+        problem: `${showValue(value)} is not a valid IPv4 CIDR (octets 0-255, prefix 0-32, no host bits set)`,
+        fix: "use a network address such as 10.0.0.0/20",
+      });
+    }
+  }
+  if (problems.length > 0) return problems;
+  if (!n.controlPlaneCidr.endsWith("/28")) {
+    problems.push({
+      path: cfg("network.controlPlaneCidr"),
+      problem: `${showValue(n.controlPlaneCidr)} is not a /28; GKE requires exactly a /28 for the control plane of a private cluster`,
+      fix: "use a /28 such as 172.16.0.0/28",
+    });
+  }
+  for (let i = 0; i < ranges.length; i++) {
+    for (let j = i + 1; j < ranges.length; j++) {
+      if (overlaps(ranges[i][1], ranges[j][1])) {
+        problems.push({
+          path: cfg(`network.${ranges[j][0]}`),
+          problem: `${showValue(ranges[j][1])} overlaps network.${ranges[i][0]} ${showValue(ranges[i][1])}`,
+          fix: "choose ranges that do not overlap",
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+function meshRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (input.mesh?.dataplane !== undefined && config.mesh.kind !== "istio") {
+    problems.push({
+      path: cfg("mesh.dataplane"),
+      problem: `is set, but mesh.kind is "${config.mesh.kind}"; the data plane choice is Istio's`,
+      fix: 'remove platform:mesh.dataplane, or set platform:mesh.kind to "istio"',
+    });
+  }
+  if (input.mesh?.cni !== undefined && config.mesh.kind === "none") {
+    problems.push({
+      path: cfg("mesh.cni"),
+      problem: 'is set, but mesh.kind is "none"',
+      fix: "remove platform:mesh.cni",
+    });
+  }
+  if (config.mesh.kind === "istio" && config.mesh.dataplane === "ambient" && input.mesh?.cni === false) {
+    problems.push({
+      path: cfg("mesh.cni"),
+      problem: "is false, but Istio ambient redirects traffic only through istio-cni",
+      fix: "remove platform:mesh.cni, or use the sidecar data plane",
+    });
+  }
+  return problems;
+}
+
+function ingressRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (config.ingress.kind === "gke-gateway" && config.cluster.gatewayApi === "disabled") {
+    problems.push({
+      path: cfg("cluster.gatewayApi"),
+      problem:
+        'is "disabled", but ingress.kind "gke-gateway" needs GKE\'s Gateway controller, which runs only with the Gateway API enabled',
+      allowed: '"standard" with GKE Gateway',
+      fix: 'set platform:cluster.gatewayApi to "standard", or choose another ingress.kind',
+    });
+  }
+  if (input.ingress?.gatewayClass !== undefined && config.ingress.kind !== "gke-gateway") {
+    problems.push({
+      path: cfg("ingress.gatewayClass"),
+      problem: `is set, but ingress.kind is "${config.ingress.kind}"; the class applies to GKE Gateway only`,
+      fix: 'remove platform:ingress.gatewayClass, or set platform:ingress.kind to "gke-gateway"',
+    });
+  }
+  return problems;
+}
+
+function appRules(config: PlatformConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const seen = new Set<string>();
+  config.apps.forEach((app, i) => {
+    const key = `${app.namespace}/${app.name}`;
+    if (seen.has(key)) {
+      problems.push({
+        path: cfg(`apps[${i}].name`),
+        problem: `${showValue(app.name)} names two apps in namespace ${showValue(app.namespace)}`,
+        fix: "give each app its own name",
+      });
+    }
+    seen.add(key);
+    if (app.expose && config.ingress.kind === "none") {
+      problems.push({
+        path: cfg(`apps[${i}].expose`),
+        problem: 'is set, but ingress.kind is "none", so nothing would route to it',
+        fix: "choose an ingress.kind, or remove the app's expose",
+      });
+    }
+  });
+  return problems;
+}
+
+/** Parses a canonical IPv4 CIDR into [network, prefix]; undefined when malformed or host bits are set. */
+export function parseCidr(value: string): [number, number] | undefined {
+  const match = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/.exec(value);
+  if (!match) return undefined;
+  const octets = match.slice(1, 5).map(Number);
+  const prefix = Number(match[5]);
+  if (octets.some((o) => o > 255) || prefix > 32) return undefined;
+  const address = octets.reduce((acc, o) => acc * 256 + o, 0);
+  const size = 2 ** (32 - prefix);
+  if (address % size !== 0) return undefined;
+  return [address, prefix];
+}
+
+function overlaps(a: string, b: string): boolean {
+  const [aStart, aPrefix] = parseCidr(a) ?? [0, 32];
+  const [bStart, bPrefix] = parseCidr(b) ?? [0, 32];
+  const aEnd = aStart + 2 ** (32 - aPrefix);
+  const bEnd = bStart + 2 ** (32 - bPrefix);
+  return aStart < bEnd && bStart < aEnd;
+}

@@ -1,0 +1,238 @@
+import { z } from "zod";
+
+/**
+ * The environment config as a user writes it, in `stacks/Pulumi.<env>.yaml` under the `platform:`
+ * namespace (plus the provider's own `gcp:project` and `gcp:region`). Every object is strict: an
+ * unknown key is an error that names the nearest valid key. Everything not required has a default
+ * per tier (see `defaults.ts`); cross-field rules live in `rules.ts`.
+ */
+
+export const tiers = ["dev", "staging", "prod"] as const;
+export type Tier = (typeof tiers)[number];
+
+export const clusterModes = ["standard", "autopilot", "existing"] as const;
+export const releaseChannels = ["RAPID", "REGULAR", "STABLE", "EXTENDED"] as const;
+export const gatewayApiChannels = ["standard", "disabled"] as const;
+export const meshKinds = ["linkerd", "istio", "none"] as const;
+export const istioDataplanes = ["sidecar", "ambient"] as const;
+export const ingressKinds = ["gke-gateway", "traefik", "ingress-nginx", "gce-ingress", "none"] as const;
+export const monitoringBackends = [
+  "prometheus",
+  "managed-prometheus",
+  "existing-prometheus",
+  "none",
+] as const;
+export const weekdays = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"] as const;
+
+// Single-cluster GatewayClasses of the Google-hosted controller
+// (docs.cloud.google.com/kubernetes-engine/docs/how-to/gatewayclass-capabilities).
+export const gatewayClasses = [
+  "gke-l7-global-external-managed",
+  "gke-l7-regional-external-managed",
+  "gke-l7-rilb",
+  "gke-l7-gxlb",
+] as const;
+
+const cidr = z
+  .string()
+  .regex(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/, "an IPv4 CIDR such as 10.0.0.0/20");
+const resourceName = z
+  .string()
+  .regex(
+    /^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$/,
+    "lowercase letters, digits and '-', starting with a letter, at most 40 characters",
+  );
+// GCP label keys and values (cloud.google.com/resource-manager/docs/labels-overview#requirements).
+const labels = z.record(
+  z
+    .string()
+    .regex(
+      /^[a-z][a-z0-9_-]{0,62}$/,
+      "a GCP label key: lowercase, starting with a letter, at most 63 characters",
+    ),
+  z
+    .string()
+    .regex(
+      /^[a-z0-9_-]{0,63}$/,
+      "a GCP label value: lowercase letters, digits, '_' and '-', at most 63 characters",
+    ),
+);
+
+export const gcpSchema = z.strictObject({
+  project: z.string().regex(/^[a-z][-a-z0-9]{4,28}[a-z0-9]$/, "a GCP project id such as acme-platform-dev"),
+  region: z.string().regex(/^[a-z]+-[a-z]+[0-9]+$/, "a GCP region such as europe-west1"),
+});
+
+export const networkSchema = z.strictObject({
+  /** Name of the VPC. @default `<cluster name>-vpc` */
+  name: resourceName.optional(),
+  /** Primary range of the node subnet. @default 10.0.0.0/20 */
+  nodesCidr: cidr.optional(),
+  /** Secondary range for pods. @default 10.4.0.0/14 */
+  podsCidr: cidr.optional(),
+  /** Secondary range for Services. @default 10.8.0.0/20 */
+  servicesCidr: cidr.optional(),
+  /** Proxy-only subnet for regional and internal Gateway classes. @default 10.9.0.0/23 */
+  proxyOnlyCidr: cidr.optional(),
+  /** The control plane's /28 on private clusters. @default 172.16.0.0/28 */
+  controlPlaneCidr: cidr.optional(),
+});
+
+export const nodePoolSchema = z.strictObject({
+  name: resourceName,
+  machineType: z
+    .string()
+    .regex(/^[a-z0-9]+-[a-z0-9-]+$/, "a Compute Engine machine type such as e2-standard-4"),
+  /** Nodes per zone, lower bound of the autoscaler. */
+  minNodes: z.int().min(0).max(1000),
+  /** Nodes per zone, upper bound of the autoscaler. */
+  maxNodes: z.int().min(1).max(1000),
+  /** Spot VMs: up to 91% cheaper, preemptible. @default true in dev, false elsewhere */
+  spot: z.boolean().optional(),
+  /** Boot disk size. @default 100 */
+  diskSizeGb: z.int().min(10).max(65536).optional(),
+  /** Kubernetes labels on the nodes. */
+  labels: z.record(z.string(), z.string()).optional(),
+});
+
+export const maintenanceSchema = z.strictObject({
+  /** Days of the weekly window. */
+  days: z.array(z.enum(weekdays)).min(1),
+  /** Start time, UTC, HH:MM. */
+  start: z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, "a UTC time HH:MM such as 02:00"),
+  /** Length of each window in hours. */
+  hours: z.int().min(1).max(24),
+});
+
+export const existingClusterSchema = z.strictObject({
+  /** Name of a GKE cluster made elsewhere; the platform reads its endpoint and CA. */
+  name: resourceName.optional(),
+  /** Zone or region of that cluster. */
+  location: z.string().optional(),
+  /** Path of a kubeconfig file to use instead of name and location (any conformant cluster). */
+  kubeconfigPath: z.string().min(1).optional(),
+  /** Context inside that kubeconfig. @default its current-context */
+  context: z.string().min(1).optional(),
+});
+
+export const clusterSchema = z.strictObject({
+  /** standard, autopilot, or existing (install onto a cluster made elsewhere). @default standard */
+  mode: z.enum(clusterModes).optional(),
+  /** Cluster name. @default `gke-<stack>` */
+  name: resourceName.optional(),
+  /** Zone (zonal cluster) or region (regional). @default `<region>-b` in dev, the region elsewhere */
+  location: z
+    .string()
+    .regex(/^[a-z]+-[a-z]+[0-9]+(-[a-z])?$/, "a GCP region or zone such as europe-west1 or europe-west1-b")
+    .optional(),
+  /** GKE release channel. @default REGULAR, STABLE in prod */
+  releaseChannel: z.enum(releaseChannels).optional(),
+  /** GKE's Gateway API channel. @default standard */
+  gatewayApi: z.enum(gatewayApiChannels).optional(),
+  /** Nodes without public IPs. @default true */
+  privateNodes: z.boolean().optional(),
+  /** Control plane reachable only from inside the VPC. @default false */
+  privateEndpoint: z.boolean().optional(),
+  /** CIDRs allowed to reach the control plane endpoint. @default none (any address, IAM still required) */
+  authorizedNetworks: z.array(z.strictObject({ name: z.string().min(1), cidr })).optional(),
+  /** Dataplane V2 (eBPF, network policy enforcement). @default true, except with Linkerd on Standard */
+  dataplaneV2: z.boolean().optional(),
+  /** Managed Service for Prometheus collection. @default true when monitoring.backend is managed-prometheus */
+  managedPrometheus: z.boolean().optional(),
+  /** NodeLocal DNSCache. @default true */
+  nodeLocalDns: z.boolean().optional(),
+  /** Backup for GKE agent. @default true in staging and prod */
+  backupAgent: z.boolean().optional(),
+  /** Application-layer secrets encryption with a Cloud KMS key the platform creates. */
+  secretsEncryption: z
+    .strictObject({
+      /** @default true */
+      enabled: z.boolean().optional(),
+      /** Key rotation period in days. @default 90 */
+      rotationDays: z.int().min(1).max(36500).optional(),
+    })
+    .optional(),
+  /** GKE deletion protection. @default true in prod */
+  deletionProtection: z.boolean().optional(),
+  /** Pulumi `protect` on the cluster, its KMS key and network. @default true in prod */
+  protect: z.boolean().optional(),
+  /** Weekly maintenance window; null for "any time". @default SA,SU 02:00 UTC for 6h in staging and prod */
+  maintenance: maintenanceSchema.nullable().optional(),
+  /** GCP labels on the cluster. Merged over environment, stack and managed-by. */
+  labels: labels.optional(),
+  /** Node pools (Standard mode). @default one autoscaled pool sized per tier */
+  nodePools: z.array(nodePoolSchema).min(1).optional(),
+  /** Roles for the node service account beyond logging and monitoring, e.g. roles/artifactregistry.reader. */
+  nodeServiceAccountRoles: z
+    .array(z.string().regex(/^roles\/[a-zA-Z0-9_.]+$/, "a role such as roles/artifactregistry.reader"))
+    .optional(),
+  /** Autopilot settings. */
+  autopilot: z
+    .strictObject({
+      /** Allow NET_ADMIN for mesh init containers. @default true when a sidecar mesh without CNI is chosen */
+      allowNetAdmin: z.boolean().optional(),
+    })
+    .optional(),
+  /** Existing-cluster mode: which cluster. */
+  existing: existingClusterSchema.optional(),
+});
+
+export const meshSchema = z.strictObject({
+  /** Service mesh. @default linkerd */
+  kind: z.enum(meshKinds).optional(),
+  /** Use the mesh's CNI plugin instead of a privileged init container. @default false */
+  cni: z.boolean().optional(),
+  /** Istio data plane. @default sidecar */
+  dataplane: z.enum(istioDataplanes).optional(),
+});
+
+export const ingressSchema = z.strictObject({
+  /** How traffic enters the cluster. @default gke-gateway */
+  kind: z.enum(ingressKinds).optional(),
+  /** GatewayClass of the shared Gateway. @default gke-l7-global-external-managed */
+  gatewayClass: z.enum(gatewayClasses).optional(),
+});
+
+export const monitoringSchema = z.strictObject({
+  /** Where metrics go. @default prometheus */
+  backend: z.enum(monitoringBackends).optional(),
+});
+
+export const appSchema = z.strictObject({
+  name: resourceName,
+  /** @default the app's name */
+  namespace: resourceName.optional(),
+  image: z.string().min(1),
+  port: z.int().min(1).max(65535),
+  /** @default 1 in dev, 2 elsewhere */
+  replicas: z.int().min(1).max(1000).optional(),
+  /** Expose through the environment's ingress. */
+  expose: z
+    .strictObject({
+      host: z
+        .string()
+        .regex(
+          /^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/,
+          "a DNS host name such as shop.example.com",
+        ),
+      /** @default / */
+      path: z.string().startsWith("/").optional(),
+    })
+    .optional(),
+});
+
+/** Everything one environment sets. Top-level keys are Pulumi config keys (`platform:<key>`). */
+export const environmentInputSchema = z.strictObject({
+  /** Which tier's defaults apply. */
+  tier: z.enum(tiers),
+  /** Read from the provider's `gcp:project` and `gcp:region`. */
+  gcp: gcpSchema,
+  network: networkSchema.optional(),
+  cluster: clusterSchema.optional(),
+  mesh: meshSchema.optional(),
+  ingress: ingressSchema.optional(),
+  monitoring: monitoringSchema.optional(),
+  apps: z.array(appSchema).optional(),
+});
+
+export type EnvironmentInput = z.infer<typeof environmentInputSchema>;

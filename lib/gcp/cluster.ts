@@ -1,0 +1,332 @@
+import * as gcp from "@pulumi/gcp";
+import type * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { Maintenance, NodePool, PlatformConfig } from "../config";
+import { createKubernetesProvider, gkeKubeconfigOutput } from "./kubernetesProvider";
+import { Network, needsProxyOnlySubnet, podsRangeName, servicesRangeName, webhookPortsFor } from "./network";
+import { NodeServiceAccount, nodeAccountId } from "./nodeServiceAccount";
+import { SecretsKey } from "./secretsKey";
+
+/** What the rest of the platform needs from a cluster, whoever made it. */
+export interface ClusterAccess {
+  readonly clusterName: pulumi.Output<string>;
+  readonly location: pulumi.Output<string>;
+  readonly endpoint: pulumi.Output<string>;
+  /** Secret. */
+  readonly kubeconfig: pulumi.Output<string>;
+  /** `CHANNEL_STANDARD` when GKE owns the Gateway API CRDs. */
+  readonly gatewayApiChannel: pulumi.Output<string>;
+  readonly provider: k8s.Provider;
+}
+
+/** The slice of the environment a GKE cluster is built from. */
+export type GkeClusterConfig = Pick<PlatformConfig, "gcp" | "network" | "cluster" | "mesh" | "ingress">;
+
+export interface GkeClusterArgs {
+  readonly config: GkeClusterConfig;
+}
+
+/** What the cluster's arguments refer to. */
+export interface ClusterDependencies {
+  readonly networkId: pulumi.Input<string>;
+  readonly subnetId: pulumi.Input<string>;
+  readonly nodeServiceAccount: pulumi.Input<string>;
+  /** Absent when secrets encryption is off. */
+  readonly secretsKeyId?: pulumi.Input<string>;
+}
+
+const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform";
+
+/** The network tag on every node; the webhook firewall rule targets it. */
+export function nodeTagFor(clusterName: string): string {
+  return `${clusterName}-node`;
+}
+
+/**
+ * A GKE cluster in Standard or Autopilot mode, with its network, secrets-encryption key, least-privilege
+ * node service account, node pools and the Kubernetes provider for everything installed on it.
+ */
+export class GkeCluster extends pulumi.ComponentResource implements ClusterAccess {
+  readonly clusterName: pulumi.Output<string>;
+  readonly location: pulumi.Output<string>;
+  readonly endpoint: pulumi.Output<string>;
+  readonly kubeconfig: pulumi.Output<string>;
+  readonly gatewayApiChannel: pulumi.Output<string>;
+  readonly workloadIdentityPool: pulumi.Output<string>;
+  readonly networkId: pulumi.Output<string>;
+  readonly subnetId: pulumi.Output<string>;
+  readonly provider: k8s.Provider;
+
+  constructor(name: string, args: GkeClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("gke-mesh-platform:gcp:GkeCluster", name, {}, opts);
+    const config = args.config;
+    const c = config.cluster;
+    if (c.mode === "existing")
+      throw new Error("GkeCluster builds clusters; use ExistingCluster for mode existing");
+    const parent = { parent: this };
+    const region = config.gcp.region;
+
+    const network = new Network(
+      `${name}-network`,
+      {
+        project: config.gcp.project,
+        region,
+        network: config.network,
+        privateNodes: c.privateNodes,
+        nodeTag: nodeTagFor(c.name),
+        webhookPorts: webhookPortsFor(config),
+        proxyOnlySubnet: needsProxyOnlySubnet(config),
+      },
+      parent,
+    );
+
+    const nodeAccount = new NodeServiceAccount(
+      `${name}-nodes-sa`,
+      {
+        project: config.gcp.project,
+        accountId: nodeAccountId(c.name),
+        extraRoles: c.nodeServiceAccountRoles,
+      },
+      parent,
+    );
+
+    const key = c.secretsEncryption.enabled
+      ? new SecretsKey(
+          `${name}-secrets`,
+          {
+            project: config.gcp.project,
+            location: region,
+            keyRingName: `${c.name}-secrets`,
+            rotationDays: c.secretsEncryption.rotationDays,
+            protect: c.protect,
+          },
+          parent,
+        )
+      : undefined;
+
+    const deps: ClusterDependencies = {
+      networkId: network.networkId,
+      subnetId: network.subnetId,
+      nodeServiceAccount: nodeAccount.email,
+      secretsKeyId: key?.keyId,
+    };
+    const clusterArgs =
+      c.mode === "autopilot" ? autopilotClusterArgs(config, deps) : standardClusterArgs(config, deps);
+    const cluster = new gcp.container.Cluster(name, clusterArgs, {
+      ...parent,
+      protect: c.protect,
+      // GKE checks the key's IAM on create; without the binding first, creation fails.
+      dependsOn: key ? [key.binding] : [],
+      // The default pool's nodeConfig is only used for the pool GKE removes at once; its later drift
+      // must not replace the cluster (terraform-google-kubernetes-engine safer-cluster does the same).
+      ignoreChanges: c.mode === "standard" ? ["nodeConfig"] : [],
+    });
+
+    const pools =
+      c.mode === "standard"
+        ? c.nodePools.map(
+            (pool) =>
+              new gcp.container.NodePool(
+                `${name}-${pool.name}`,
+                nodePoolArgs(config, pool, cluster.name, nodeAccount.email),
+                {
+                  ...parent,
+                  // Nodes start only once their account may write logs and metrics.
+                  dependsOn: [...nodeAccount.bindings],
+                },
+              ),
+          )
+        : [];
+
+    this.clusterName = cluster.name;
+    this.location = cluster.location;
+    this.endpoint = cluster.endpoint;
+    this.kubeconfig = gkeKubeconfigOutput({
+      contextName: pulumi.interpolate`gke_${config.gcp.project}_${cluster.location}_${cluster.name}`,
+      endpoint: cluster.endpoint,
+      caCertificate: cluster.masterAuth.clusterCaCertificate,
+    });
+    this.gatewayApiChannel = cluster.gatewayApiConfig.apply((g) => g?.channel ?? "CHANNEL_DISABLED");
+    this.workloadIdentityPool = pulumi.output(`${config.gcp.project}.svc.id.goog`);
+    this.networkId = network.networkId;
+    this.subnetId = network.subnetId;
+    this.provider = createKubernetesProvider(
+      `${name}-k8s`,
+      { kubeconfig: this.kubeconfig, clusterIdentifier: cluster.id },
+      // In-cluster resources wait for nodes to schedule on, not just for the control plane.
+      { ...parent, dependsOn: pools },
+    );
+
+    this.registerOutputs({
+      clusterName: this.clusterName,
+      location: this.location,
+      endpoint: this.endpoint,
+      kubeconfig: this.kubeconfig,
+      gatewayApiChannel: this.gatewayApiChannel,
+      workloadIdentityPool: this.workloadIdentityPool,
+      networkId: this.networkId,
+      subnetId: this.subnetId,
+    });
+  }
+}
+
+/** Arguments both modes share: the security posture and the GKE features the platform relies on. */
+function commonClusterArgs(config: GkeClusterConfig, deps: ClusterDependencies): gcp.container.ClusterArgs {
+  const c = config.cluster;
+  return {
+    name: c.name,
+    project: config.gcp.project,
+    location: c.location,
+    network: deps.networkId,
+    subnetwork: deps.subnetId,
+    // VPC-native: Google load balancers target pods through NEGs, so they see pod readiness and never
+    // route through kube-proxy to a pod that is shutting down.
+    networkingMode: "VPC_NATIVE",
+    ipAllocationPolicy: {
+      clusterSecondaryRangeName: podsRangeName,
+      servicesSecondaryRangeName: servicesRangeName,
+    },
+    releaseChannel: { channel: c.releaseChannel },
+    // GKE installs and upgrades the standard-channel Gateway API CRDs; no chart may install them.
+    gatewayApiConfig: { channel: c.gatewayApi === "standard" ? "CHANNEL_STANDARD" : "CHANNEL_DISABLED" },
+    privateClusterConfig: c.privateNodes
+      ? {
+          enablePrivateNodes: true,
+          enablePrivateEndpoint: c.privateEndpoint,
+          masterIpv4CidrBlock: config.network.controlPlaneCidr,
+          // Lets CI runners in other regions of the VPC reach a private endpoint.
+          masterGlobalAccessConfig: { enabled: true },
+        }
+      : undefined,
+    masterAuthorizedNetworksConfig:
+      c.authorizedNetworks.length > 0
+        ? { cidrBlocks: c.authorizedNetworks.map((n) => ({ cidrBlock: n.cidr, displayName: n.name })) }
+        : undefined,
+    databaseEncryption:
+      c.secretsEncryption.enabled && deps.secretsKeyId !== undefined
+        ? { state: "ENCRYPTED", keyName: deps.secretsKeyId }
+        : { state: "DECRYPTED" },
+    monitoringConfig: {
+      enableComponents: ["SYSTEM_COMPONENTS"],
+      managedPrometheus: { enabled: c.managedPrometheus },
+    },
+    maintenancePolicy: c.maintenance ? maintenancePolicy(c.maintenance) : undefined,
+    resourceLabels: c.labels,
+    deletionProtection: c.deletionProtection,
+  };
+}
+
+/** A Standard cluster: the platform's own node pools, least-privilege nodes, hardened defaults. */
+export function standardClusterArgs(
+  config: GkeClusterConfig,
+  deps: ClusterDependencies,
+): gcp.container.ClusterArgs {
+  const c = config.cluster;
+  return {
+    ...commonClusterArgs(config, deps),
+    // Node pools are separate resources, so they can change without touching the cluster.
+    removeDefaultNodePool: true,
+    initialNodeCount: 1,
+    // Even the short-lived default pool runs as the least-privilege account, never the Editor default.
+    nodeConfig: {
+      serviceAccount: deps.nodeServiceAccount,
+      oauthScopes: [cloudPlatformScope],
+      workloadMetadataConfig: { mode: "GKE_METADATA" },
+      shieldedInstanceConfig: { enableSecureBoot: true, enableIntegrityMonitoring: true },
+    },
+    // Pods get Google credentials through Workload Identity, never the node's account.
+    workloadIdentityConfig: { workloadPool: `${config.gcp.project}.svc.id.goog` },
+    // Shielded nodes: verified boot and node identity, so a compromised node cannot impersonate another.
+    enableShieldedNodes: true,
+    datapathProvider: c.dataplaneV2 ? "ADVANCED_DATAPATH" : "LEGACY_DATAPATH",
+    // Without Dataplane V2, Calico enforces NetworkPolicy; either way policies are never silently ignored.
+    networkPolicy: c.dataplaneV2 ? undefined : { enabled: true, provider: "CALICO" },
+    addonsConfig: {
+      // GKE Gateway and GCE Ingress controllers both need HTTP load balancing.
+      httpLoadBalancing: { disabled: false },
+      dnsCacheConfig: { enabled: c.nodeLocalDns },
+      gkeBackupAgentConfig: { enabled: c.backupAgent },
+      networkPolicyConfig: { disabled: c.dataplaneV2 },
+    },
+  };
+}
+
+/** An Autopilot cluster: Google manages nodes; the platform sets the same security posture. */
+export function autopilotClusterArgs(
+  config: GkeClusterConfig,
+  deps: ClusterDependencies,
+): gcp.container.ClusterArgs {
+  const c = config.cluster;
+  return {
+    ...commonClusterArgs(config, deps),
+    enableAutopilot: true,
+    // Sidecar meshes without CNI redirect traffic in an init container that needs NET_ADMIN.
+    allowNetAdmin: c.autopilot.allowNetAdmin,
+    // Autopilot nodes run as the least-privilege account too.
+    clusterAutoscaling: {
+      autoProvisioningDefaults: {
+        serviceAccount: deps.nodeServiceAccount,
+        oauthScopes: [cloudPlatformScope],
+      },
+    },
+    nodePoolAutoConfig: { networkTags: { tags: [nodeTagFor(c.name)] } },
+    addonsConfig: {
+      httpLoadBalancing: { disabled: false },
+      gkeBackupAgentConfig: { enabled: c.backupAgent },
+    },
+  };
+}
+
+export function nodePoolArgs(
+  config: GkeClusterConfig,
+  pool: NodePool,
+  cluster: pulumi.Input<string>,
+  serviceAccount: pulumi.Input<string>,
+): gcp.container.NodePoolArgs {
+  const c = config.cluster;
+  return {
+    name: pool.name,
+    project: config.gcp.project,
+    location: c.location,
+    cluster,
+    initialNodeCount: Math.max(pool.minNodes, 1),
+    // Per zone: a regional pool runs between 3 x min and 3 x max nodes.
+    autoscaling: { minNodeCount: pool.minNodes, maxNodeCount: pool.maxNodes },
+    management: { autoRepair: true, autoUpgrade: true },
+    // Upgrades add a node before draining one, so capacity never drops during a rollout.
+    upgradeSettings: { strategy: "SURGE", maxSurge: 1, maxUnavailable: 0 },
+    nodeConfig: {
+      machineType: pool.machineType,
+      spot: pool.spot,
+      diskSizeGb: pool.diskSizeGb,
+      diskType: "pd-balanced",
+      // Container-Optimized OS: read-only root, minimal packages, Google-patched (GKE's hardened image).
+      imageType: "COS_CONTAINERD",
+      serviceAccount,
+      // Access is limited by the account's IAM roles; the broad scope is what Google recommends with them.
+      oauthScopes: [cloudPlatformScope],
+      // The GKE metadata server hides node credentials from pods and serves Workload Identity.
+      workloadMetadataConfig: { mode: "GKE_METADATA" },
+      shieldedInstanceConfig: { enableSecureBoot: true, enableIntegrityMonitoring: true },
+      labels: pool.labels,
+      tags: [nodeTagFor(c.name)],
+      resourceLabels: c.labels,
+    },
+  };
+}
+
+/** A weekly recurring window in RFC 3339 and RRULE form, as GKE expects. */
+export function maintenancePolicy(m: Maintenance): gcp.types.input.container.ClusterMaintenancePolicy {
+  const [hour, minute] = m.start.split(":").map(Number);
+  // Any past date works as the anchor; the RRULE decides the days.
+  const start = new Date(Date.UTC(2024, 0, 1, hour, minute));
+  const end = new Date(start.getTime() + m.hours * 3600_000);
+  const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z");
+  return {
+    recurringWindow: {
+      startTime: rfc3339(start),
+      endTime: rfc3339(end),
+      recurrence: `FREQ=WEEKLY;BYDAY=${m.days.join(",")}`,
+    },
+  };
+}

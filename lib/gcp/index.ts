@@ -1,0 +1,6 @@
+export * from "./cluster";
+export * from "./existingCluster";
+export * from "./kubernetesProvider";
+export * from "./network";
+export * from "./nodeServiceAccount";
+export * from "./secretsKey";

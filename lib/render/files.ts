@@ -1,0 +1,157 @@
+import * as YAML from "yaml";
+import { applyOrder, criticalPath, mermaid, shortType } from "./graph";
+import type { RenderResult, RenderedResource } from "./run";
+
+/** The files a render writes, by name. Pure: the same result always gives the same bytes. */
+export function renderFiles(result: RenderResult): Record<string, string> {
+  return {
+    "resources.yaml": resourcesYaml(result),
+    "manifests.yaml": manifestsYaml(result),
+    "helm-releases.yaml": helmReleasesYaml(result),
+    "graph.mmd": mermaid(result.resources),
+  };
+}
+
+const helmReleaseType = "kubernetes:helm.sh/v3:Release";
+
+/** Kubernetes objects the program creates itself (not through a Helm chart), in apply order. */
+export function kubernetesObjects(result: RenderResult): RenderedResource[] {
+  return applyOrder(result.resources).filter(
+    (r) => r.type.startsWith("kubernetes:") && r.type !== helmReleaseType,
+  );
+}
+
+export function helmReleases(result: RenderResult): RenderedResource[] {
+  return applyOrder(result.resources).filter((r) => r.type === helmReleaseType);
+}
+
+function resourcesYaml(result: RenderResult): string {
+  const order = new Map(applyOrder(result.resources).map((r, i) => [r.key, i]));
+  const byPosition = [...result.resources].sort(
+    (a, b) => (order.get(a.key) ?? -1) - (order.get(b.key) ?? -1) || compareText(a.key, b.key),
+  );
+  const doc = {
+    project: result.project,
+    stack: result.stack,
+    resources: byPosition.map((r) => ({
+      type: r.type,
+      name: r.name,
+      ...(r.parent ? { parent: r.parent } : {}),
+      ...(r.custom ? {} : { component: true }),
+      ...(r.provider ? { provider: r.provider } : {}),
+      options: r.options,
+      dependsOn: r.dependsOn,
+      ...(r.custom ? { inputs: sortKeys(r.inputs) } : {}),
+    })),
+    outputs: sortKeys(result.outputs),
+  };
+  return header("Every resource the program registers, with its options and inputs.") + stringify(doc);
+}
+
+function manifestsYaml(result: RenderResult): string {
+  const docs = kubernetesObjects(result).map((r) => {
+    const doc = new YAML.Document(manifestKeyOrder(r.inputs), { aliasDuplicateObjects: false });
+    doc.commentBefore = ` ${r.key}`;
+    return doc.toString(yamlOptions);
+  });
+  return header("Kubernetes objects the program creates itself, in apply order.") + docs.join("---\n");
+}
+
+function helmReleasesYaml(result: RenderResult): string {
+  const releases = helmReleases(result).map((r) => {
+    const i = r.inputs as {
+      name?: string;
+      namespace?: string;
+      chart?: string;
+      version?: string;
+      repositoryOpts?: { repo?: string };
+      values?: Record<string, unknown>;
+      skipCrds?: boolean;
+      description?: string;
+    };
+    return {
+      name: i.name ?? r.name,
+      namespace: i.namespace ?? "default",
+      repository: i.repositoryOpts?.repo ?? "",
+      chart: i.chart ?? "",
+      version: i.version ?? "",
+      crds: {
+        installedByChart: i.skipCrds !== true,
+        retainOnDelete: r.options.retainOnDelete,
+        ...(i.description ? { note: i.description } : {}),
+      },
+      values: sortKeys(i.values ?? {}),
+    };
+  });
+  return header("Helm releases, with their pinned charts and values.") + stringify({ releases });
+}
+
+/** A short report for the terminal: counts per component and kind, the critical path, warnings. */
+export function summary(result: RenderResult, outDir: string): string {
+  const topLevel = result.resources.filter((r) => !r.parent);
+  const parentOf = new Map(result.resources.map((r) => [r.key, r.parent]));
+  const rootOf = (key: string): string => {
+    let cur = key;
+    while (parentOf.get(cur)) cur = parentOf.get(cur) as string;
+    return cur;
+  };
+  const lines = [
+    `Rendered ${result.project}/${result.stack} to ${outDir}/: ` +
+      `${result.resources.filter((r) => r.custom).length} resources in ${result.resources.filter((r) => !r.custom).length} components, ` +
+      `${kubernetesObjects(result).length} Kubernetes objects, ${helmReleases(result).length} Helm releases`,
+  ];
+  for (const root of topLevel) {
+    const counts = new Map<string, number>();
+    for (const r of result.resources) {
+      if (r.custom && rootOf(r.key) === root.key) counts.set(kindOf(r), (counts.get(kindOf(r)) ?? 0) + 1);
+    }
+    const list = [...counts.entries()].sort(([a], [b]) => compareText(a, b)).map(([k, n]) => `${n} ${k}`);
+    lines.push(`  ${root.name} (${shortType(root.type)}): ${list.join(", ") || "no resources"}`);
+  }
+  const path = criticalPath(result.resources);
+  lines.push(`  critical path (${path.length} steps): ${path.map((k) => k.split("::")[1]).join(" -> ")}`);
+  if (result.warnings.length > 0) {
+    lines.push(`  warnings (${result.warnings.length}):`);
+    for (const w of result.warnings) lines.push(`    - ${w}`);
+  }
+  return lines.join("\n");
+}
+
+function kindOf(r: RenderedResource): string {
+  return typeof r.inputs.kind === "string" ? r.inputs.kind : shortType(r.type);
+}
+
+// No line folding, and repeated values written out rather than as YAML anchors.
+const yamlOptions: YAML.ToStringOptions = { lineWidth: 0, minContentWidth: 0 };
+
+function stringify(value: unknown): string {
+  return YAML.stringify(value, { ...yamlOptions, aliasDuplicateObjects: false });
+}
+
+function header(what: string): string {
+  return `# ${what}\n# Written by \`npm run render\`; do not edit.\n`;
+}
+
+/** Keys sorted at every level, so the output does not depend on the order a program set them. */
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value).sort(compareText)) {
+    out[k] = sortKeys((value as Record<string, unknown>)[k]);
+  }
+  return out;
+}
+
+/** apiVersion, kind, metadata first, as manifests are conventionally written; the rest sorted. */
+function manifestKeyOrder(object: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const sorted = sortKeys(object) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of ["apiVersion", "kind", "metadata"]) if (k in sorted) out[k] = sorted[k];
+  for (const [k, v] of Object.entries(sorted)) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,11 @@
+export { applyOrder, criticalPath, mermaid } from "./graph";
+export { helmReleases, kubernetesObjects, renderFiles, summary } from "./files";
+export { placeholder } from "./mocks";
+export { readProject, readStackConfig, renderProject, stacksOf, type PulumiProject } from "./project";
+export {
+  renderProgram,
+  secretText,
+  type RenderResult,
+  type RenderedResource,
+  type RenderedOptions,
+} from "./run";

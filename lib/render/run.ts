@@ -1,0 +1,293 @@
+import * as pulumi from "@pulumi/pulumi";
+import { OfflineMocks } from "./mocks";
+
+/** The options of a resource that matter to a reviewer of a deployment. */
+export interface RenderedOptions {
+  readonly protect: boolean;
+  readonly retainOnDelete: boolean;
+  readonly deleteBeforeReplace: boolean;
+  readonly ignoreChanges: readonly string[];
+  readonly replaceOnChanges: readonly string[];
+}
+
+/** One resource the program registered, as `pulumi up` would register it. */
+export interface RenderedResource {
+  /** `type::name`, unique in a stack. */
+  readonly key: string;
+  readonly type: string;
+  readonly name: string;
+  /** False for component resources (groupings with no cloud object). */
+  readonly custom: boolean;
+  /** Key of the parent; undefined for resources directly under the stack. */
+  readonly parent?: string;
+  /** Key of the explicit provider resource, for custom resources. */
+  readonly provider?: string;
+  /** Keys of the resources named in `dependsOn`. */
+  readonly dependsOn: readonly string[];
+  /** Keys of every custom resource this one waits for: dependsOn (components expanded), inputs, provider. */
+  readonly dependencies: readonly string[];
+  readonly options: RenderedOptions;
+  /** Resolved inputs, secrets shown as `[secret]`; empty for components. */
+  readonly inputs: Readonly<Record<string, unknown>>;
+}
+
+export interface RenderResult {
+  readonly project: string;
+  readonly stack: string;
+  /** In registration order. */
+  readonly resources: readonly RenderedResource[];
+  /** Stack outputs, secrets shown as `[secret]`. */
+  readonly outputs: Readonly<Record<string, unknown>>;
+  /** Warnings the program logged. */
+  readonly warnings: readonly string[];
+}
+
+export interface RenderProgramArgs {
+  readonly project: string;
+  readonly stack: string;
+  /** Flat Pulumi config (`namespace:key` to string; structured values as JSON). */
+  readonly config: Record<string, string>;
+  /** Config keys that hold secrets. */
+  readonly secretKeys?: readonly string[];
+  /** The Pulumi program: what its entry module exports (a function, or an object of outputs). */
+  readonly program: () => unknown;
+}
+
+export const secretText = "[secret]";
+
+/** What a transformation sees; components may also carry `providers` for their children. */
+type SeenOptions = pulumi.ResourceOptions &
+  Pick<pulumi.CustomResourceOptions, "deleteBeforeReplace"> &
+  Pick<pulumi.ComponentResourceOptions, "providers">;
+
+interface Recorded {
+  readonly custom: boolean;
+  readonly resource: pulumi.Resource;
+  readonly type: string;
+  readonly name: string;
+  readonly opts: SeenOptions;
+  readonly inputDependencies: Promise<pulumi.Resource[]>;
+}
+
+/**
+ * Runs a Pulumi program under the SDK's mock runtime, exactly as `pulumi up` would evaluate it, and
+ * returns every resource with its options, dependencies and resolved inputs.
+ */
+export async function renderProgram(args: RenderProgramArgs): Promise<RenderResult> {
+  const mocks = new OfflineMocks();
+  await pulumi.runtime.setMocks(mocks, args.project, args.stack, false);
+  pulumi.runtime.setAllConfig(args.config, [...(args.secretKeys ?? [])]);
+
+  const recorded: Omit<Recorded, "custom">[] = [];
+  const transformation: pulumi.ResourceTransformation = ({ resource, type, name, props, opts }) => {
+    recorded.push({
+      resource,
+      type,
+      name,
+      opts,
+      inputDependencies: resourcesIn(props),
+    });
+    return undefined;
+  };
+
+  const warnings: string[] = [];
+  const consoleWarn = console.warn;
+  // Without an engine, the SDK prints `pulumi.log.warn` through console.warn; collect it instead.
+  console.warn = (...parts: unknown[]) => {
+    warnings.push(
+      parts
+        .map(String)
+        .join(" ")
+        .replace(/^warning: \[runtime\] /, ""),
+    );
+  };
+  let rawOutputs: unknown;
+  // A program error is caught inside the stack and rethrown once the runtime has settled: thrown
+  // through the SDK, it would also surface as an unhandled rejection and end the process.
+  let failure: { error: unknown } | undefined;
+  try {
+    await pulumi.runtime.runInPulumiStack(async () => {
+      pulumi.runtime.registerStackTransformation(transformation);
+      try {
+        const exported = args.program();
+        rawOutputs = await (typeof exported === "function" ? (exported as () => unknown)() : exported);
+      } catch (error) {
+        failure = { error };
+      }
+      return undefined;
+    });
+    await pulumi.runtime.disconnect();
+  } finally {
+    console.warn = consoleWarn;
+  }
+  if (failure) throw failure.error;
+
+  const resources = await assemble(recorded, mocks);
+  return {
+    project: args.project,
+    stack: args.stack,
+    resources,
+    outputs: await plainOutputs(rawOutputs),
+    warnings,
+  };
+}
+
+async function assemble(
+  records: readonly Omit<Recorded, "custom">[],
+  mocks: OfflineMocks,
+): Promise<RenderedResource[]> {
+  // Known only once constructors have finished: the transformation runs inside the base constructor.
+  const recorded: Recorded[] = records.map((r) => ({
+    ...r,
+    custom: pulumi.CustomResource.isInstance(r.resource),
+  }));
+  const keyOf = new Map<pulumi.Resource, string>();
+  const byKey = new Map<string, Recorded>();
+  for (const r of recorded) {
+    const key = `${r.type}::${r.name}`;
+    if (byKey.has(key)) {
+      throw new Error(`two resources are named ${key}; give each resource of a type its own name`);
+    }
+    keyOf.set(r.resource, key);
+    byKey.set(key, r);
+  }
+  const parentOf = (r: Recorded): Recorded | undefined => {
+    const key = r.opts.parent ? keyOf.get(r.opts.parent) : undefined;
+    return key ? byKey.get(key) : undefined;
+  };
+  const children = new Map<string, string[]>();
+  for (const r of recorded) {
+    const parent = parentOf(r);
+    if (parent) {
+      const list = children.get(keyOf.get(parent.resource) ?? "") ?? [];
+      list.push(`${r.type}::${r.name}`);
+      children.set(keyOf.get(parent.resource) ?? "", list);
+    }
+  }
+  /** A component stands for every custom resource beneath it. */
+  const customsUnder = (key: string): string[] => {
+    const r = byKey.get(key);
+    if (!r) return [];
+    if (r.custom) return [key];
+    return (children.get(key) ?? []).flatMap(customsUnder);
+  };
+  const protectOf = (r: Recorded): boolean =>
+    r.opts.protect ?? (parentOf(r) ? protectOf(parentOf(r) as Recorded) : false);
+  const providerOf = (r: Recorded, pkg: string): pulumi.ProviderResource | undefined => {
+    for (let cur: Recorded | undefined = r; cur; cur = parentOf(cur)) {
+      const found = [cur.opts.provider, ...providersIn(cur.opts.providers)].find(
+        (p) => p !== undefined && keyOf.get(p)?.startsWith(`pulumi:providers:${pkg}::`),
+      );
+      if (found) return found;
+    }
+    return undefined;
+  };
+
+  const out: RenderedResource[] = [];
+  for (const r of recorded) {
+    const key = `${r.type}::${r.name}`;
+    const explicit = (await dependsOnList(r.opts.dependsOn)).map((d) => keyOf.get(d)).filter(isString);
+    const implicit = (await r.inputDependencies).map((d) => keyOf.get(d)).filter(isString);
+    const provider = r.custom ? providerOf(r, r.type.split(":")[0]) : undefined;
+    const providerKey = provider ? keyOf.get(provider) : undefined;
+    const dependencies = new Set<string>([...explicit, ...implicit].flatMap(customsUnder));
+    if (providerKey) dependencies.add(providerKey);
+    dependencies.delete(key);
+    const parent = parentOf(r);
+    out.push({
+      key,
+      type: r.type,
+      name: r.name,
+      custom: r.custom,
+      parent: parent ? keyOf.get(parent.resource) : undefined,
+      provider: providerKey,
+      dependsOn: explicit,
+      dependencies: [...dependencies].sort(),
+      options: {
+        protect: protectOf(r),
+        retainOnDelete: r.opts.retainOnDelete ?? false,
+        deleteBeforeReplace: r.opts.deleteBeforeReplace ?? false,
+        ignoreChanges: [...(r.opts.ignoreChanges ?? [])],
+        replaceOnChanges: [...(r.opts.replaceOnChanges ?? [])],
+      },
+      inputs: r.custom
+        ? (showSecrets(mocks.resources.get(key)?.inputs ?? {}) as Record<string, unknown>)
+        : {},
+    });
+  }
+  return out;
+}
+
+function providersIn(providers: SeenOptions["providers"]): pulumi.ProviderResource[] {
+  if (!providers) return [];
+  return Array.isArray(providers) ? providers : Object.values(providers);
+}
+
+async function dependsOnList(dependsOn: pulumi.ResourceOptions["dependsOn"]): Promise<pulumi.Resource[]> {
+  const value = await dependsOn;
+  if (!value) return [];
+  const list = Array.isArray(value) ? value : [value];
+  return Promise.all(list.map(async (d) => d as pulumi.Resource));
+}
+
+/** The SDK tracks which resources an Output came from; its `allResources` is not in the typings. */
+interface OutputWithResources {
+  allResources?: () => Promise<Set<pulumi.Resource>>;
+  resources?: () => Set<pulumi.Resource>;
+}
+
+/** Every resource an input refers to, through Outputs or directly. */
+async function resourcesIn(value: unknown, depth = 0): Promise<pulumi.Resource[]> {
+  if (depth > 32 || value === null || typeof value !== "object") return [];
+  if (pulumi.Resource.isInstance(value)) return [value];
+  if (pulumi.Output.isInstance(value)) {
+    const o = value as unknown as OutputWithResources;
+    const set = o.allResources ? await o.allResources() : (o.resources?.() ?? new Set<pulumi.Resource>());
+    return [...set];
+  }
+  if (value instanceof Promise) return [];
+  const items = Array.isArray(value) ? value : Object.values(value as Record<string, unknown>);
+  return (await Promise.all(items.map((v) => resourcesIn(v, depth + 1)))).flat();
+}
+
+/** Replaces Pulumi secret envelopes with `[secret]`, so a render never prints a secret. */
+export function showSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(showSecrets);
+  if (value === null || typeof value !== "object") return value;
+  const obj = value as Record<string, unknown>;
+  if (obj[pulumi.runtime.specialSigKey] === pulumi.runtime.specialSecretSig) return secretText;
+  if (pulumi.Resource.isInstance(value)) return "<resource reference>";
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[k] = showSecrets(v);
+  return out;
+}
+
+async function plainOutputs(raw: unknown): Promise<Record<string, unknown>> {
+  if (raw === null || typeof raw !== "object") return {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) out[k] = await plainValue(v);
+  return out;
+}
+
+async function plainValue(value: unknown): Promise<unknown> {
+  if (pulumi.Output.isInstance(value)) {
+    if (await pulumi.isSecret(value)) return secretText;
+    const resolved = await new Promise<unknown>((resolve) => value.apply((v) => resolve(v)));
+    return plainValue(resolved);
+  }
+  if (value instanceof Promise) return plainValue(await value);
+  if (Array.isArray(value)) return Promise.all(value.map(plainValue));
+  if (value === null || typeof value !== "object" || pulumi.Resource.isInstance(value)) {
+    return pulumi.Resource.isInstance(value) ? "<resource reference>" : value;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const plain = await plainValue(v);
+    if (plain !== undefined) out[k] = plain;
+  }
+  return out;
+}
+
+function isString(v: string | undefined): v is string {
+  return typeof v === "string";
+}

@@ -1,0 +1,297 @@
+import {
+  ConfigError,
+  configWarnings,
+  environmentFromConfig,
+  nearest,
+  parseEnvironment,
+  type ConfigProblem,
+} from "../../lib/config";
+import { config, input } from "../helpers";
+
+/** The problems a bad input produces; fails the test if the input is accepted. */
+function problems(raw: Record<string, unknown>): readonly ConfigProblem[] {
+  try {
+    parseEnvironment(raw, "test");
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+function messageOf(raw: Record<string, unknown>): string {
+  try {
+    parseEnvironment(raw, "test", "Pulumi.test.yaml");
+  } catch (err) {
+    if (err instanceof ConfigError) return err.message;
+    throw err;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("typos fail with the nearest valid key or value", () => {
+  test("a misspelled enum value names the field, the value, what is allowed and the fix", () => {
+    const message = messageOf(input({ mesh: { kind: "linkred" } }));
+    expect(message).toBe(
+      [
+        "Invalid environment config in Pulumi.test.yaml:",
+        '  platform:mesh.kind: "linkred" is not allowed (did you mean "linkerd"?)',
+        '    allowed: "linkerd", "istio", "none"',
+        '    fix: set platform:mesh.kind to "linkerd"',
+      ].join("\n"),
+    );
+  });
+
+  test("a misspelled top-level key is rejected and the nearest key suggested", () => {
+    const [p, ...rest] = problems(input({ ingres: { kind: "traefik" } }));
+    expect(rest).toEqual([]);
+    expect(p.path).toBe("platform:ingres");
+    expect(p.problem).toBe('unknown key "ingres" (did you mean "ingress"?)');
+    expect(p.fix).toBe("rename it to platform:ingress");
+  });
+
+  test("a misspelled nested key is rejected too", () => {
+    const [p] = problems(input({ cluster: { privateNode: true } }));
+    expect(p.path).toBe("platform:cluster.privateNode");
+    expect(p.fix).toBe("rename it to platform:cluster.privateNodes");
+  });
+
+  test("an unknown key with no near match is to be removed", () => {
+    const [p] = problems(input({ cluster: { colour: "blue" } }));
+    expect(p.fix).toBe("remove platform:cluster.colour");
+  });
+
+  test("a wrong type names the expected type", () => {
+    const [p] = problems(
+      input({
+        cluster: { nodePools: [{ name: "a", machineType: "e2-standard-4", minNodes: "3", maxNodes: 5 }] },
+      }),
+    );
+    expect(p.path).toBe("platform:cluster.nodePools[0].minNodes");
+    expect(p.problem).toBe('"3" is a string, not a number');
+  });
+
+  test("every problem is reported at once, gcp keys under the provider's namespace", () => {
+    const found = problems({ tier: "qa", gcp: { project: "X", region: 3 } });
+    expect(found.map((p) => p.path)).toEqual(["platform:tier", "gcp:project", "gcp:region"]);
+  });
+
+  test("a bad map key says to rename the key", () => {
+    const [p] = problems(input({ cluster: { labels: { Team: "payments" } } }));
+    expect(p.path).toBe("platform:cluster.labels.Team");
+    expect(p.fix).toMatch(/^rename the key to a GCP label key/);
+  });
+
+  test("missing required fields are named", () => {
+    expect(problems({ gcp: { project: "acme-test", region: "europe-west1" } })[0]).toMatchObject({
+      path: "platform:tier",
+      problem: "is required",
+    });
+  });
+
+  test("nearest() catches swaps and drops but not unrelated words", () => {
+    expect(nearest("linkred", ["linkerd", "istio", "none"])).toBe("linkerd");
+    expect(nearest("isito", ["linkerd", "istio", "none"])).toBe("istio");
+    expect(nearest("consul", ["linkerd", "istio", "none"])).toBeUndefined();
+  });
+});
+
+describe("tier defaults", () => {
+  test("dev is zonal, spot, unprotected, without backups", () => {
+    const c = config({ tier: "dev" }).cluster;
+    expect(c.location).toBe("europe-west1-b");
+    expect(c.regional).toBe(false);
+    expect(c.nodePools).toEqual([expect.objectContaining({ spot: true, machineType: "e2-standard-4" })]);
+    expect([c.deletionProtection, c.protect, c.backupAgent]).toEqual([false, false, false]);
+    expect(c.maintenance).toBeNull();
+  });
+
+  test("staging is regional like prod, with backups, smaller and unprotected", () => {
+    const c = config({ tier: "staging" }).cluster;
+    expect(c.location).toBe("europe-west1");
+    expect(c.backupAgent).toBe(true);
+    expect([c.deletionProtection, c.protect]).toEqual([false, false]);
+    expect(c.nodePools[0]).toMatchObject({ spot: false, machineType: "e2-standard-4" });
+  });
+
+  test("prod is regional, protected, backed up, on STABLE with a weekend window", () => {
+    const c = config({ tier: "prod" }).cluster;
+    expect(c.regional).toBe(true);
+    expect([c.deletionProtection, c.protect, c.backupAgent]).toEqual([true, true, true]);
+    expect(c.releaseChannel).toBe("STABLE");
+    expect(c.maintenance).toEqual({ days: ["SA", "SU"], start: "02:00", hours: 6 });
+  });
+
+  test("every tier: Gateway API standard channel, private nodes, secrets encryption", () => {
+    for (const tier of ["dev", "staging", "prod"]) {
+      const c = config({ tier }).cluster;
+      expect(c.gatewayApi).toBe("standard");
+      expect(c.privateNodes).toBe(true);
+      expect(c.secretsEncryption).toEqual({ enabled: true, rotationDays: 90 });
+    }
+  });
+
+  test("explicit values win over tier defaults", () => {
+    const c = config({ tier: "prod", cluster: { protect: false, maintenance: null } }).cluster;
+    expect(c.protect).toBe(false);
+    expect(c.maintenance).toBeNull();
+  });
+
+  test("Autopilot is always regional and gets NET_ADMIN for a sidecar mesh without CNI", () => {
+    const c = config({ cluster: { mode: "autopilot" }, mesh: { kind: "linkerd" } }).cluster;
+    expect(c.location).toBe("europe-west1");
+    expect(c.autopilot.allowNetAdmin).toBe(true);
+    expect(
+      config({ cluster: { mode: "autopilot" }, mesh: { kind: "none" } }).cluster.autopilot.allowNetAdmin,
+    ).toBe(false);
+  });
+
+  test("Dataplane V2 is on except with Linkerd on Standard", () => {
+    expect(config({ mesh: { kind: "linkerd" } }).cluster.dataplaneV2).toBe(false);
+    expect(config({ mesh: { kind: "istio" } }).cluster.dataplaneV2).toBe(true);
+    expect(config({ cluster: { mode: "autopilot" }, mesh: { kind: "linkerd" } }).cluster.dataplaneV2).toBe(
+      true,
+    );
+  });
+
+  test("Istio ambient implies istio-cni", () => {
+    expect(config({ mesh: { kind: "istio", dataplane: "ambient" } }).mesh.cni).toBe(true);
+  });
+});
+
+describe("cross-field rules", () => {
+  const pathsOf = (raw: Record<string, unknown>): string[] => problems(raw).map((p) => p.path);
+
+  test("Autopilot rejects a zonal location, linkerd-cni, ambient and denied NET_ADMIN", () => {
+    expect(pathsOf(input({ cluster: { mode: "autopilot", location: "europe-west1-b" } }))).toEqual([
+      "platform:cluster.location",
+    ]);
+    const cni = problems(input({ cluster: { mode: "autopilot" }, mesh: { kind: "linkerd", cni: true } }));
+    expect(cni).toEqual([
+      expect.objectContaining({
+        path: "platform:mesh.cni",
+        problem: "is true, but Autopilot does not admit linkerd-cni: it writes to the node's CNI config",
+      }),
+    ]);
+    const ambient = problems(
+      input({ cluster: { mode: "autopilot" }, mesh: { kind: "istio", dataplane: "ambient" } }),
+    );
+    expect(ambient[0].path).toBe("platform:mesh.dataplane");
+    expect(ambient[0].fix).toContain('platform:mesh.dataplane to "sidecar"');
+    expect(
+      pathsOf(
+        input({
+          cluster: { mode: "autopilot", autopilot: { allowNetAdmin: false } },
+          mesh: { kind: "istio" },
+        }),
+      ),
+    ).toEqual(["platform:cluster.autopilot.allowNetAdmin"]);
+  });
+
+  test("Autopilot rejects node settings it manages itself", () => {
+    expect(
+      pathsOf(
+        input({
+          cluster: {
+            mode: "autopilot",
+            nodeLocalDns: true,
+            nodePools: [{ name: "x", machineType: "e2-standard-4", minNodes: 1, maxNodes: 2 }],
+          },
+        }),
+      ),
+    ).toEqual(["platform:cluster.nodePools", "platform:cluster.nodeLocalDns"]);
+  });
+
+  test("autopilot settings on a Standard cluster are rejected, not ignored", () => {
+    expect(pathsOf(input({ cluster: { autopilot: { allowNetAdmin: true } } }))).toEqual([
+      "platform:cluster.autopilot",
+    ]);
+  });
+
+  test("existing-cluster mode needs a cluster and rejects settings it cannot apply", () => {
+    expect(pathsOf(input({ cluster: { mode: "existing" } }))).toEqual(["platform:cluster.existing"]);
+    expect(pathsOf(input({ cluster: { mode: "existing", existing: { name: "shared" } } }))).toEqual([
+      "platform:cluster.existing.location",
+    ]);
+    expect(
+      pathsOf(
+        input({
+          cluster: {
+            mode: "existing",
+            existing: { name: "shared", location: "europe-west1" },
+            privateNodes: false,
+          },
+          network: { nodesCidr: "10.0.0.0/20" },
+        }),
+      ),
+    ).toEqual(["platform:cluster.privateNodes", "platform:network"]);
+  });
+
+  test("GKE Gateway needs the Gateway API on", () => {
+    const [p] = problems(input({ cluster: { gatewayApi: "disabled" }, ingress: { kind: "gke-gateway" } }));
+    expect(p.path).toBe("platform:cluster.gatewayApi");
+  });
+
+  test("overlapping or malformed ranges are rejected", () => {
+    expect(pathsOf(input({ network: { servicesCidr: "10.5.0.0/20" } }))).toEqual([
+      "platform:network.servicesCidr",
+    ]);
+    expect(pathsOf(input({ network: { controlPlaneCidr: "172.16.0.0/24" } }))).toEqual([
+      "platform:network.controlPlaneCidr",
+    ]);
+    expect(pathsOf(input({ network: { nodesCidr: "10.0.0.1/20" } }))).toEqual(["platform:network.nodesCidr"]);
+  });
+
+  test("a maintenance window GKE would reject is rejected here", () => {
+    const [p] = problems(input({ cluster: { maintenance: { days: ["SU"], start: "03:00", hours: 4 } } }));
+    expect(p.path).toBe("platform:cluster.maintenance");
+    expect(p.problem).toContain("GKE rejects less than 48h");
+  });
+
+  test("a location outside the region, and min above max, are rejected", () => {
+    expect(pathsOf(input({ cluster: { location: "us-east1-b" } }))).toEqual(["platform:cluster.location"]);
+    expect(
+      pathsOf(
+        input({
+          cluster: { nodePools: [{ name: "a", machineType: "e2-standard-4", minNodes: 4, maxNodes: 2 }] },
+        }),
+      ),
+    ).toEqual(["platform:cluster.nodePools[0].minNodes"]);
+  });
+
+  test("mesh and ingress settings that the chosen kind ignores are rejected", () => {
+    expect(pathsOf(input({ mesh: { kind: "linkerd", dataplane: "ambient" } }))).toEqual([
+      "platform:mesh.dataplane",
+    ]);
+    expect(pathsOf(input({ ingress: { kind: "traefik", gatewayClass: "gke-l7-rilb" } }))).toEqual([
+      "platform:ingress.gatewayClass",
+    ]);
+  });
+});
+
+describe("reading Pulumi config", () => {
+  test("platform:* keys form the environment; gcp:project and gcp:region come from the provider's keys", () => {
+    expect(
+      environmentFromConfig({
+        "gcp:project": "acme",
+        "gcp:region": "europe-west1",
+        "gcp:zone": "ignored-by-the-platform",
+        "platform:tier": "dev",
+        "platform:mesh": '{"kind":"linkerd"}',
+        "other:key": "x",
+      }),
+    ).toEqual({ tier: "dev", mesh: { kind: "linkerd" }, gcp: { project: "acme", region: "europe-west1" } });
+  });
+});
+
+describe("warnings", () => {
+  test("staging and prod without authorized networks, and ingress-nginx, are warned about", () => {
+    expect(configWarnings(config({ tier: "prod" }))).toEqual([
+      expect.stringContaining("authorizedNetworks is empty in prod"),
+    ]);
+    expect(configWarnings(config({ tier: "dev" }))).toEqual([]);
+    expect(configWarnings(config({ ingress: { kind: "ingress-nginx" } }))).toEqual([
+      expect.stringContaining("retired upstream in March 2026"),
+    ]);
+  });
+});
