@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { PlatformConfig } from "./defaults";
+import { ConfigError } from "./errors";
 import { parseEnvironment } from "./validate";
 
 /** The Pulumi config namespace of the platform's keys: `platform:tier`, `platform:mesh`, ... */
@@ -25,6 +26,15 @@ export function environmentFromConfig(values: Record<string, string>): Record<st
   const prefix = `${configNamespace}:`;
   for (const key of Object.keys(values).sort()) {
     if (key.startsWith(prefix)) env[key.slice(prefix.length)] = parseValue(values[key]);
+  }
+  if ("gcp" in env) {
+    throw new ConfigError([
+      {
+        path: "platform:gcp",
+        problem: "is not a platform key: the project and region are the Google provider's own config",
+        fix: "use gcp:project and gcp:region instead",
+      },
+    ]);
   }
   const gcp: Record<string, string> = {};
   if (values["gcp:project"] !== undefined) gcp.project = values["gcp:project"];

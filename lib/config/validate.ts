@@ -38,14 +38,15 @@ function toProblems(issue: z.core.$ZodIssue): ConfigProblem[] {
   const input: unknown = "input" in issue ? issue.input : undefined;
   switch (issue.code) {
     case "unrecognized_keys": {
-      const known = keysAt(issue.path);
+      // gcp:project and gcp:region are the provider's keys, not platform:* keys.
+      const known = keysAt(issue.path).filter((k) => issue.path.length > 0 || k !== "gcp");
       return issue.keys.map((key) => {
         const keyPath = configPath([...issue.path, key]);
         const suggestion = nearest(key, known);
         return {
           path: keyPath,
           problem: `unknown key ${showValue(key)}` + (suggestion ? ` (did you mean "${suggestion}"?)` : ""),
-          allowed: known.map((k) => configPath([...issue.path, k])).join(", "),
+          allowed: known.join(", "),
           fix: suggestion ? `rename it to ${configPath([...issue.path, suggestion])}` : `remove ${keyPath}`,
         };
       });

@@ -51,12 +51,21 @@ export class Platform extends pulumi.ComponentResource {
 
   /** What a stack program usually exports. */
   outputs(): Record<string, pulumi.Output<string>> {
+    const built =
+      this.cluster instanceof GkeCluster
+        ? {
+            networkId: this.cluster.networkId,
+            subnetId: this.cluster.subnetId,
+            workloadIdentityPool: this.cluster.workloadIdentityPool,
+          }
+        : {};
     return {
       kubeconfig: this.kubeconfig,
       clusterName: this.clusterName,
       clusterLocation: this.clusterLocation,
       endpoint: this.cluster.endpoint,
       gatewayApiChannel: this.gatewayApiChannel,
+      ...built,
     };
   }
 }

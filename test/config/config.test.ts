@@ -295,3 +295,9 @@ describe("warnings", () => {
     ]);
   });
 });
+
+test("platform:gcp is rejected rather than silently replaced by gcp:project and gcp:region", () => {
+  expect(() => environmentFromConfig({ "platform:gcp": '{"project":"x"}', "gcp:project": "acme" })).toThrow(
+    "platform:gcp: is not a platform key",
+  );
+});

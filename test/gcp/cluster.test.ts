@@ -288,6 +288,9 @@ describe("Platform stage 1", () => {
       clusterLocation: "europe-west1-b",
       endpoint: placeholder("gke-test endpoint"),
       gatewayApiChannel: "CHANNEL_STANDARD",
+      networkId: "projects/acme-test/global/networks/gke-test-vpc",
+      subnetId: "projects/acme-test/regions/europe-west1/subnetworks/gke-test-vpc-nodes",
+      workloadIdentityPool: "acme-test.svc.id.goog",
     });
   });
 });
