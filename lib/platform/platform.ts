@@ -51,7 +51,7 @@ export class Platform extends pulumi.ComponentResource {
 
   /** What a stack program usually exports. */
   outputs(): Record<string, pulumi.Output<string>> {
-    const built =
+    const built: Record<string, pulumi.Output<string>> =
       this.cluster instanceof GkeCluster
         ? {
             networkId: this.cluster.networkId,
