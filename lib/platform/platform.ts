@@ -51,14 +51,13 @@ export class Platform extends pulumi.ComponentResource {
 
   /** What a stack program usually exports. */
   outputs(): Record<string, pulumi.Output<string>> {
-    const built: Record<string, pulumi.Output<string>> =
-      this.cluster instanceof GkeCluster
-        ? {
-            networkId: this.cluster.networkId,
-            subnetId: this.cluster.subnetId,
-            workloadIdentityPool: this.cluster.workloadIdentityPool,
-          }
-        : {};
+    const built: Record<string, pulumi.Output<string>> = this.cluster instanceof GkeCluster
+      ? {
+          networkId: this.cluster.networkId,
+          subnetId: this.cluster.subnetId,
+          workloadIdentityPool: this.cluster.workloadIdentityPool,
+        }
+      : {};
     return {
       kubeconfig: this.kubeconfig,
       clusterName: this.clusterName,
