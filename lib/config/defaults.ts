@@ -4,6 +4,7 @@ import type {
   Tier,
   appSchema,
   clusterModes,
+  crdOwnerDeclarations,
   existingClusterSchema,
   gatewayApiChannels,
   gatewayClasses,
@@ -68,12 +69,25 @@ export interface PlatformConfig {
     readonly kind: (typeof meshKinds)[number];
     readonly cni: boolean;
     readonly dataplane: (typeof istioDataplanes)[number];
+    readonly nativeSidecars: boolean;
+    readonly highAvailability: boolean;
+    readonly dashboard: boolean;
   };
   readonly ingress: {
     readonly kind: (typeof ingressKinds)[number];
     readonly gatewayClass: (typeof gatewayClasses)[number];
   };
-  readonly monitoring: { readonly backend: (typeof monitoringBackends)[number] };
+  readonly monitoring: {
+    readonly backend: (typeof monitoringBackends)[number];
+    readonly selectorLabels: Record<string, string>;
+    readonly prometheusUrl?: string;
+  };
+  /** CRD owners the user declared; lib/crds derives the rest. */
+  readonly crds: {
+    readonly gatewayApi?: (typeof crdOwnerDeclarations)[number];
+    readonly prometheusOperator?: (typeof crdOwnerDeclarations)[number];
+    readonly gatewayApiBundleFile?: string;
+  };
   readonly apps: readonly App[];
 }
 
@@ -237,13 +251,29 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       },
       existing: c.existing,
     },
-    mesh: { kind: meshKind, cni: meshCni, dataplane },
+    mesh: {
+      kind: meshKind,
+      cni: meshCni,
+      dataplane,
+      // Kubernetes stops a native sidecar when the app container exits, so meshed Jobs finish.
+      nativeSidecars: input.mesh?.nativeSidecars ?? true,
+      // Prod survives a node or zone loss without losing the injector or identity.
+      highAvailability: input.mesh?.highAvailability ?? input.tier === "prod",
+      dashboard: input.mesh?.dashboard ?? false,
+    },
     ingress: {
       // GKE Gateway: Google's managed load balancer with container-native NEGs, no in-cluster proxy to run.
       kind: input.ingress?.kind ?? "gke-gateway",
       gatewayClass: input.ingress?.gatewayClass ?? "gke-l7-global-external-managed",
     },
-    monitoring: { backend },
+    monitoring: {
+      backend,
+      // kube-prometheus-stack's Prometheus selects PodMonitors labelled with its release name
+      // (podMonitorSelectorNilUsesHelmValues: true); the platform names its release kube-prometheus-stack.
+      selectorLabels: input.monitoring?.selectorLabels ?? { release: "kube-prometheus-stack" },
+      prometheusUrl: input.monitoring?.prometheusUrl,
+    },
+    crds: { ...input.crds },
     apps: (input.apps ?? []).map((a) => ({
       ...a,
       namespace: a.namespace ?? a.name,

@@ -2,6 +2,7 @@ import type { PlatformConfig } from "./defaults";
 import type { ConfigProblem } from "./errors";
 import { showValue } from "./errors";
 import type { EnvironmentInput } from "./schema";
+import { gatewayApi } from "../versions";
 
 /**
  * Cross-field rules: combinations each field allows alone but the platform cannot build, or that GKE
@@ -16,6 +17,7 @@ export function checkRules(input: EnvironmentInput, config: PlatformConfig): Con
     ...networkRules(config),
     ...meshRules(input, config),
     ...ingressRules(input, config),
+    ...crdRules(input, config),
     ...appRules(config),
   ];
 }
@@ -282,6 +284,30 @@ function meshRules(input: EnvironmentInput, config: PlatformConfig): ConfigProbl
       fix: 'remove platform:mesh.dataplane, or set platform:mesh.kind to "istio"',
     });
   }
+  for (const key of ["nativeSidecars", "highAvailability", "dashboard"] as const) {
+    if (input.mesh?.[key] !== undefined && config.mesh.kind === "none") {
+      problems.push({
+        path: cfg(`mesh.${key}`),
+        problem: 'is set, but mesh.kind is "none"',
+        fix: `remove platform:mesh.${key}, or choose a mesh`,
+      });
+    }
+  }
+  if (config.mesh.dashboard && config.mesh.kind === "linkerd") {
+    const b = config.monitoring.backend;
+    if (
+      b === "none" ||
+      b === "managed-prometheus" ||
+      (b === "existing-prometheus" && !config.monitoring.prometheusUrl)
+    ) {
+      problems.push({
+        path: cfg("mesh.dashboard"),
+        problem: `is true, but linkerd-viz needs a Prometheus query URL and monitoring.backend "${b}" gives none`,
+        allowed: 'monitoring.backend "prometheus", or "existing-prometheus" with monitoring.prometheusUrl',
+        fix: 'set platform:monitoring.backend to "prometheus", set platform:monitoring.prometheusUrl, or remove platform:mesh.dashboard',
+      });
+    }
+  }
   if (input.mesh?.cni !== undefined && config.mesh.kind === "none") {
     problems.push({
       path: cfg("mesh.cni"),
@@ -294,6 +320,36 @@ function meshRules(input: EnvironmentInput, config: PlatformConfig): ConfigProbl
       path: cfg("mesh.cni"),
       problem: "is false, but Istio ambient redirects traffic only through istio-cni",
       fix: "remove platform:mesh.cni, or use the sidecar data plane",
+    });
+  }
+  return problems;
+}
+
+function crdRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const platformGateway =
+    config.cluster.gatewayApi === "disabled" && (config.crds.gatewayApi ?? "platform") === "platform";
+  if (platformGateway && !config.crds.gatewayApiBundleFile) {
+    problems.push({
+      path: cfg("crds.gatewayApiBundleFile"),
+      problem:
+        "is missing: with GKE's Gateway API disabled, the platform installs the pinned upstream bundle from a local copy",
+      fix: `download standard-install.yaml of ${gatewayApi.version} (github.com/kubernetes-sigs/gateway-api/releases) and set platform:crds.gatewayApiBundleFile to its path, or set platform:crds.gatewayApi to "pre-installed"`,
+    });
+  }
+  if (input.crds?.gatewayApiBundleFile !== undefined && !platformGateway) {
+    problems.push({
+      path: cfg("crds.gatewayApiBundleFile"),
+      problem:
+        "is set, but the platform does not install the Gateway API here (GKE owns it, or it is pre-installed)",
+      fix: "remove platform:crds.gatewayApiBundleFile",
+    });
+  }
+  if (input.monitoring?.prometheusUrl !== undefined && config.monitoring.backend !== "existing-prometheus") {
+    problems.push({
+      path: cfg("monitoring.prometheusUrl"),
+      problem: `is set, but monitoring.backend is "${config.monitoring.backend}"; it names an existing Prometheus`,
+      fix: 'remove platform:monitoring.prometheusUrl, or set platform:monitoring.backend to "existing-prometheus"',
     });
   }
   return problems;

@@ -184,6 +184,30 @@ export const meshSchema = z.strictObject({
   cni: z.boolean().optional(),
   /** Istio data plane. @default sidecar */
   dataplane: z.enum(istioDataplanes).optional(),
+  /** Proxies as native sidecars (Kubernetes 1.29+), which Kubernetes stops when a Job's app exits. @default true */
+  nativeSidecars: z.boolean().optional(),
+  /** Control plane with 3 replicas, anti-affinity and disruption budgets. @default true in prod */
+  highAvailability: z.boolean().optional(),
+  /** The mesh dashboard (linkerd-viz), reading the stack's Prometheus. @default false */
+  dashboard: z.boolean().optional(),
+});
+
+export const crdOwnerDeclarations = ["platform", "pre-installed"] as const;
+
+/** Who owns CRD families the platform cannot decide alone. Everything else is derived (lib/crds). */
+export const crdsSchema = z.strictObject({
+  /**
+   * Gateway API CRDs when GKE's channel is disabled: the platform installs the pinned upstream
+   * bundle, or they are pre-installed. @default platform
+   */
+  gatewayApi: z.enum(crdOwnerDeclarations).optional(),
+  /**
+   * The pinned upstream `standard-install.yaml` (versions.gatewayApi), downloaded, when the platform
+   * installs the Gateway API itself. Each CRD becomes its own resource, retained on delete.
+   */
+  gatewayApiBundleFile: z.string().min(1).optional(),
+  /** Prometheus Operator CRDs: pre-installed with an existing Prometheus. @default derived from monitoring.backend */
+  prometheusOperator: z.enum(crdOwnerDeclarations).optional(),
 });
 
 export const ingressSchema = z.strictObject({
@@ -196,6 +220,13 @@ export const ingressSchema = z.strictObject({
 export const monitoringSchema = z.strictObject({
   /** Where metrics go. @default prometheus */
   backend: z.enum(monitoringBackends).optional(),
+  /**
+   * Labels on every PodMonitor, matching the Prometheus's podMonitorSelector.
+   * @default { release: kube-prometheus-stack }, what the platform's kube-prometheus-stack selects
+   */
+  selectorLabels: z.record(z.string(), z.string()).optional(),
+  /** Query URL of an existing Prometheus (existing-prometheus), for the mesh dashboard. */
+  prometheusUrl: z.url().optional(),
 });
 
 export const appSchema = z.strictObject({
@@ -232,6 +263,7 @@ export const environmentInputSchema = z.strictObject({
   mesh: meshSchema.optional(),
   ingress: ingressSchema.optional(),
   monitoring: monitoringSchema.optional(),
+  crds: crdsSchema.optional(),
   apps: z.array(appSchema).optional(),
 });
 

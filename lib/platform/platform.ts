@@ -1,7 +1,10 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { CertManager, GatewayApiCrds, Linkerd, Prometheus, deployChart, newChart } from "../addons";
 import { configWarnings, type PlatformConfig } from "../config";
+import { crdOwners, type CrdOwners } from "../crds";
 import { ExistingCluster, GkeCluster, type ClusterAccess } from "../gcp";
+import { PlatformNamespace, type MeshSettings } from "../manifests";
 
 export interface PlatformArgs {
   /** The validated environment, from `loadEnvironmentConfig()` or `parseEnvironment()`. */
@@ -9,9 +12,13 @@ export interface PlatformArgs {
 }
 
 /**
- * The whole platform for one environment: one config in, the stack out, built in stages that depend
- * on each other through object references (docs/architecture.md). Stage 1, the cloud: the network,
- * the GKE cluster (or an existing one) and the Kubernetes provider every later stage uses.
+ * The whole platform for one environment: one config in, the stack out, built in the stages of
+ * docs/architecture.md, each depending on the last through object references:
+ * 1. cloud: network, cluster (or an existing one), the Kubernetes provider;
+ * 2. CRD owners: cert-manager, linkerd-crds, kube-prometheus-stack, or the Gateway API bundle;
+ * 3. controllers: cert-manager, trust-manager, the Linkerd control plane;
+ * 4. custom resources: trust anchor, issuer, trust roots, monitors;
+ * 5. workloads: app namespaces, meshed.
  */
 export class Platform extends pulumi.ComponentResource {
   readonly config: PlatformConfig;
@@ -22,6 +29,12 @@ export class Platform extends pulumi.ComponentResource {
   readonly clusterName: pulumi.Output<string>;
   readonly clusterLocation: pulumi.Output<string>;
   readonly gatewayApiChannel: pulumi.Output<string>;
+  /** One owner per CRD family. */
+  readonly crdOwners: CrdOwners;
+  readonly certManager?: CertManager;
+  readonly linkerd?: Linkerd;
+  readonly prometheus?: Prometheus;
+  readonly gatewayApiCrds?: GatewayApiCrds;
 
   constructor(name: string, args: PlatformArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:platform:Platform", name, {}, opts);
@@ -40,6 +53,79 @@ export class Platform extends pulumi.ComponentResource {
     this.clusterName = this.cluster.clusterName;
     this.clusterLocation = this.cluster.location;
     this.gatewayApiChannel = this.cluster.gatewayApiChannel;
+    // Decided before any in-cluster resource exists; a conflict stops here.
+    this.crdOwners = crdOwners(config);
+
+    const provider = this.provider;
+    const mesh: MeshSettings = config.mesh;
+    const child = { parent: this };
+
+    if (this.crdOwners.gatewayApi?.kind === "platform" && config.crds.gatewayApiBundleFile) {
+      this.gatewayApiCrds = new GatewayApiCrds(
+        `${name}-gateway-api-crds`,
+        { bundleFile: config.crds.gatewayApiBundleFile, provider },
+        child,
+      );
+    }
+    if (config.monitoring.backend === "prometheus") {
+      this.prometheus = new Prometheus(
+        `${name}-prometheus`,
+        { owners: this.crdOwners, mesh, provider },
+        child,
+      );
+    }
+    if (config.mesh.kind !== "none") {
+      this.certManager = new CertManager(
+        `${name}-cert-manager`,
+        {
+          owners: this.crdOwners,
+          mesh,
+          autopilot: config.cluster.mode === "autopilot",
+          trustManager: config.mesh.kind === "linkerd",
+          provider,
+        },
+        child,
+      );
+    }
+    if (config.mesh.kind === "linkerd" && this.certManager) {
+      const backend = config.monitoring.backend;
+      this.linkerd = new Linkerd(
+        `${name}-linkerd`,
+        {
+          mesh,
+          highAvailability: config.mesh.highAvailability,
+          dashboard: config.mesh.dashboard,
+          prometheusUrl: this.prometheus?.url ?? config.monitoring.prometheusUrl,
+          owners: this.crdOwners,
+          certManager: this.certManager,
+          provider,
+          gatewayApiCrds: this.gatewayApiCrds?.resources,
+          monitoring:
+            backend === "none"
+              ? undefined
+              : backend === "managed-prometheus"
+                ? { backend: "managed-prometheus", selectorLabels: {} }
+                : {
+                    backend: "prometheus-operator",
+                    selectorLabels: config.monitoring.selectorLabels,
+                    crdOwner: this.prometheus?.release,
+                  },
+        },
+        child,
+      );
+    }
+
+    // Stage 5: app namespaces, meshed. They wait only for the mesh's injector, not for dashboards or monitors.
+    const appNamespaces = [...new Set(config.apps.map((a) => a.namespace))].sort();
+    if (appNamespaces.length > 0) {
+      const chart = newChart("app-namespaces");
+      for (const ns of appNamespaces) new PlatformNamespace(chart, ns, { name: ns, mesh, meshed: true });
+      deployChart(`${name}-apps`, chart, {
+        provider,
+        parent: this,
+        dependsOn: this.linkerd ? [this.linkerd.controlPlane] : [],
+      });
+    }
 
     this.registerOutputs({
       kubeconfig: this.kubeconfig,
@@ -75,9 +161,9 @@ export class Platform extends pulumi.ComponentResource {
  */
 export function notYetInstalled(config: PlatformConfig): string[] {
   const pending: string[] = [];
-  if (config.mesh.kind !== "none") {
+  if (config.mesh.kind === "istio") {
     pending.push(
-      `platform:mesh.kind is ${config.mesh.kind}: this release prepares the cluster for it (webhook firewall ports, Autopilot NET_ADMIN) but does not install it yet`,
+      "platform:mesh.kind is istio: this release prepares the cluster for it (webhook firewall port, cert-manager) but does not install Istio yet",
     );
   }
   if (config.ingress.kind !== "none") {
@@ -85,13 +171,10 @@ export function notYetInstalled(config: PlatformConfig): string[] {
       `platform:ingress.kind is ${config.ingress.kind}: this release prepares the cluster for it (HTTP load balancing, proxy-only subnet) but does not install it yet`,
     );
   }
-  if (config.monitoring.backend !== "none" && config.monitoring.backend !== "managed-prometheus") {
-    pending.push(
-      `platform:monitoring.backend is ${config.monitoring.backend}: this release does not install monitoring yet`,
-    );
-  }
   if (config.apps.length > 0) {
-    pending.push(`platform:apps lists ${config.apps.length} app(s): this release does not deploy apps yet`);
+    pending.push(
+      `platform:apps lists ${config.apps.length} app(s): this release creates their meshed namespaces but does not deploy the apps yet`,
+    );
   }
   return pending;
 }

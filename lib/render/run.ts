@@ -73,7 +73,19 @@ interface Recorded {
  * Runs a Pulumi program under the SDK's mock runtime, exactly as `pulumi up` would evaluate it, and
  * returns every resource with its options, dependencies and resolved inputs.
  */
-export async function renderProgram(args: RenderProgramArgs): Promise<RenderResult> {
+export function renderProgram(args: RenderProgramArgs): Promise<RenderResult> {
+  // The SDK's runtime is one per process: renders take turns, whoever calls them.
+  const turn = queue.then(() => renderAlone(args));
+  queue = turn.then(
+    () => undefined,
+    () => undefined,
+  );
+  return turn;
+}
+
+let queue: Promise<void> = Promise.resolve();
+
+async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
   const mocks = new OfflineMocks();
   await pulumi.runtime.setMocks(mocks, args.project, args.stack, false);
   pulumi.runtime.setAllConfig(args.config, [...(args.secretKeys ?? [])]);

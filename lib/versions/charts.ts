@@ -62,6 +62,12 @@ export const charts = {
     // proxy-injector, policy validator and tap (linkerd/website reference/cluster-configuration.md, GKE Private Clusters).
     webhookPorts: [8443, 8089, 9443],
   },
+  linkerdCni: {
+    repo: linkerdEdge,
+    chart: "linkerd2-cni",
+    version: "2026.8.3",
+    source: "linkerd/linkerd2 edge-26.8.3 cni-plugin/charts/linkerd2-cni/values.yaml",
+  },
   linkerdViz: {
     repo: linkerdEdge,
     chart: "linkerd-viz",

@@ -1,1 +1,2 @@
 export * from "./charts";
+export * from "./linkerd";

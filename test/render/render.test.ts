@@ -128,11 +128,13 @@ describe("what resources.yaml shows a reviewer", () => {
     });
   });
 
-  test("the existing-cluster example builds only the provider", async () => {
+  test("the existing-cluster example builds no cloud resources, only the provider and what runs in the cluster", async () => {
     const result = await renderOf("examples/existing-cluster (dev)");
-    expect(result.resources.filter((r) => r.custom).map((r) => r.type)).toEqual([
-      "pulumi:providers:kubernetes",
-    ]);
+    const custom = result.resources.filter((r) => r.custom);
+    expect(
+      custom.filter((r) => !r.type.startsWith("kubernetes:") && !r.type.startsWith("pulumi:providers:")),
+    ).toEqual([]);
+    expect(custom.filter((r) => r.type === "pulumi:providers:kubernetes")).toHaveLength(1);
   });
 });
 
@@ -195,4 +197,16 @@ describe("npm run render", () => {
       error.mockRestore();
     }
   });
+});
+
+test("renders started together do not mix: the runtime is shared, so they take turns", async () => {
+  const [dev, prod] = await Promise.all([renderProject(root, "dev"), renderProject(root, "prod")]);
+  const location = (r: RenderResult) =>
+    r.resources.find((x) => x.type === "gcp:container/cluster:Cluster")?.inputs.location;
+  expect([dev.stack, location(dev), prod.stack, location(prod)]).toEqual([
+    "dev",
+    "europe-west1-b",
+    "prod",
+    "europe-west1",
+  ]);
 });

@@ -1,0 +1,69 @@
+import type * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { CrdOwners } from "../crds";
+import { PlatformNamespace, type MeshSettings } from "../manifests";
+import { deployChart, newChart } from "./cdk8sBridge";
+import { pinnedRelease } from "./helmRelease";
+
+export interface CertManagerArgs {
+  readonly owners: CrdOwners;
+  readonly mesh: MeshSettings;
+  /** Autopilot denies Leases in kube-system. */
+  readonly autopilot: boolean;
+  /** Install trust-manager too (Linkerd's trust anchor distribution). */
+  readonly trustManager: boolean;
+  readonly provider: k8s.Provider;
+}
+
+/** cert-manager's namespace, also trust-manager's trust namespace (the only one it reads Secrets from). */
+export const certManagerNamespace = "cert-manager";
+
+/**
+ * cert-manager (which owns its CRDs, kept on uninstall) and, for Linkerd, trust-manager. Everything
+ * that issues mesh identity waits for `certManager` (its webhook must answer before any Certificate
+ * is accepted) and Bundles wait for `trustManager`.
+ */
+export class CertManager extends pulumi.ComponentResource {
+  readonly namespace = certManagerNamespace;
+  readonly certManager: k8s.helm.v3.Release;
+  readonly trustManager?: k8s.helm.v3.Release;
+
+  constructor(name: string, args: CertManagerArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("gke-mesh-platform:addons:CertManager", name, {}, opts);
+    const chart = newChart("cert-manager");
+    // Not meshed: Linkerd's injector skips this namespace by name anyway (proxyInjector.namespaceSelector).
+    new PlatformNamespace(chart, "namespace", { name: certManagerNamespace, mesh: args.mesh });
+    const objects = deployChart(name, chart, { provider: args.provider, parent: this });
+    const ns = [...objects.values()];
+
+    this.certManager = pinnedRelease({
+      chart: "certManager",
+      name: "cert-manager",
+      namespace: certManagerNamespace,
+      values: args.autopilot
+        ? // GKE Autopilot denies Leases in kube-system, the chart's default (cert-manager/cert-manager#6716).
+          { global: { leaderElection: { namespace: certManagerNamespace } } }
+        : {},
+      owners: args.owners,
+      provider: args.provider,
+      parent: this,
+      dependsOn: ns,
+    });
+
+    if (args.trustManager) {
+      this.trustManager = pinnedRelease({
+        chart: "trustManager",
+        name: "trust-manager",
+        namespace: certManagerNamespace,
+        // The namespace trust-manager reads Bundle sources from; it must exist first (values.yaml).
+        values: { app: { trust: { namespace: certManagerNamespace } } },
+        owners: args.owners,
+        provider: args.provider,
+        parent: this,
+        // Its webhook certificate comes from a cert-manager Issuer (app.webhook.tls.helmCert.enabled: false).
+        dependsOn: [...ns, this.certManager],
+      });
+    }
+    this.registerOutputs({});
+  }
+}

@@ -1,0 +1,79 @@
+import * as k8s from "@pulumi/kubernetes";
+import type * as pulumi from "@pulumi/pulumi";
+import { checkCrdClaims, crdClaims, crdFamilies, crdValues, type CrdOwners } from "../crds";
+import { charts, type ChartName } from "../versions";
+
+/** Plain JSON values for a chart. */
+export type Values = Record<string, unknown>;
+
+export interface PinnedReleaseArgs {
+  readonly chart: ChartName;
+  /** Helm release name. */
+  readonly name: string;
+  readonly namespace: string;
+  /** The component's values; CRD flags are merged over them from the ownership table. */
+  readonly values: Values;
+  readonly owners: CrdOwners;
+  readonly provider: k8s.Provider;
+  readonly parent: pulumi.Resource;
+  readonly dependsOn?: readonly pulumi.Resource[];
+}
+
+/**
+ * A Helm release of a pinned chart (lib/versions). Its CRD flags come from the CRD ownership table,
+ * its final values are checked against that table before anything is registered, and a release
+ * that installs CRDs is retained on delete: removing it from the stack never deletes CRDs, nor the
+ * custom resources that live in them.
+ */
+export function pinnedRelease(args: PinnedReleaseArgs): k8s.helm.v3.Release {
+  const pin = charts[args.chart];
+  const values = deepMerge(args.values, crdValues(args.chart, args.owners));
+  checkCrdClaims(args.owners, [{ release: args.name, chart: args.chart, values }]);
+  const claims = crdClaims(args.chart, values);
+  return new k8s.helm.v3.Release(
+    args.name,
+    {
+      name: args.name,
+      namespace: args.namespace,
+      chart: pin.chart,
+      version: pin.version,
+      repositoryOpts: { repo: pin.repo },
+      values,
+      // Namespaces are the platform's own objects, with Pod Security and mesh labels.
+      createNamespace: false,
+      // A chart that owns no CRDs gets none in from Helm's crds/ directory either (kube-prometheus-stack
+      // and Traefik keep theirs there); templated CRDs follow the values.
+      skipCrds: claims.length === 0,
+      description:
+        claims.length > 0
+          ? `installs the ${claims.map((f) => crdFamilies[f].title).join(", ")} CRDs it owns; retained on delete`
+          : "installs no CRDs",
+      // Wait for hooks such as cert-manager's startupapicheck, so dependants start against a working API.
+      waitForJobs: true,
+      timeout: 600,
+      maxHistory: 10,
+    },
+    {
+      provider: args.provider,
+      parent: args.parent,
+      dependsOn: [...(args.dependsOn ?? [])],
+      retainOnDelete: claims.length > 0,
+    },
+  );
+}
+
+/** Merges plain objects; arrays and scalars in later sources replace earlier ones. */
+export function deepMerge(...sources: Values[]): Values {
+  const out: Values = {};
+  for (const source of sources) {
+    for (const [key, value] of Object.entries(source)) {
+      const prev = out[key];
+      out[key] = isPlainObject(prev) && isPlainObject(value) ? deepMerge(prev, value) : value;
+    }
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Values {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

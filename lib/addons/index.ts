@@ -1,0 +1,6 @@
+export * from "./cdk8sBridge";
+export * from "./certManager";
+export * from "./gatewayApiCrds";
+export * from "./helmRelease";
+export * from "./linkerd";
+export * from "./prometheus";

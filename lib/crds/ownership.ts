@@ -1,0 +1,210 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { PlatformConfig } from "../config";
+import type { ChartName } from "../versions";
+
+/** CRD families the platform knows, each by the API groups its CRDs serve. */
+export const crdFamilies = {
+  gatewayApi: { title: "Gateway API", groups: ["gateway.networking.k8s.io"] },
+  certManager: { title: "cert-manager", groups: ["cert-manager.io", "acme.cert-manager.io"] },
+  trustManager: { title: "trust-manager", groups: ["trust.cert-manager.io"] },
+  linkerd: { title: "Linkerd", groups: ["linkerd.io", "policy.linkerd.io", "workload.linkerd.io"] },
+  istio: {
+    title: "Istio",
+    groups: ["networking.istio.io", "security.istio.io", "telemetry.istio.io", "extensions.istio.io"],
+  },
+  traefik: { title: "Traefik", groups: ["traefik.io"] },
+  prometheusOperator: { title: "Prometheus Operator", groups: ["monitoring.coreos.com"] },
+  gke: {
+    title: "GKE's own",
+    groups: ["networking.gke.io", "cloud.google.com", "monitoring.googleapis.com"],
+  },
+} as const;
+
+export type CrdFamily = keyof typeof crdFamilies;
+
+/** Who installs, upgrades and (never) deletes a CRD family on one cluster. */
+export type CrdOwner =
+  | { readonly kind: "gke"; readonly reason: string }
+  | { readonly kind: "chart"; readonly chart: ChartName; readonly reason: string }
+  | { readonly kind: "platform"; readonly reason: string }
+  | { readonly kind: "pre-installed"; readonly reason: string };
+
+/** The owner of every family the environment needs; a family that is absent is not needed. */
+export type CrdOwners = Readonly<Partial<Record<CrdFamily, CrdOwner>>>;
+
+/** Two owners for one family: the render stops and names both. */
+export class CrdOwnershipError extends pulumi.RunError {
+  constructor(family: CrdFamily, first: string, second: string, fix: string) {
+    super(
+      `${crdFamilies[family].title} CRDs (${crdFamilies[family].groups.join(", ")}) would have two owners: ${first} and ${second}. ` +
+        `Two owners means one of them deletes or downgrades the other's CRDs, and every object in them. Fix: ${fix}`,
+    );
+    this.name = "CrdOwnershipError";
+  }
+}
+
+export function describeOwner(owner: CrdOwner): string {
+  switch (owner.kind) {
+    case "gke":
+      return `GKE (${owner.reason})`;
+    case "chart":
+      return `the ${owner.chart} chart (${owner.reason})`;
+    case "platform":
+      return `the platform (${owner.reason})`;
+    case "pre-installed":
+      return `a pre-installed copy (${owner.reason})`;
+  }
+}
+
+/** Decides one owner per family from the environment. Throws CrdOwnershipError on a conflict. */
+export function crdOwners(config: PlatformConfig): CrdOwners {
+  const owners: Partial<Record<CrdFamily, CrdOwner>> = {
+    // GKE installs BackendConfig, FrontendConfig, the Gateway policies and PodMonitoring itself.
+    gke: { kind: "gke", reason: "installed with every GKE cluster" },
+  };
+
+  const declaredGateway = config.crds.gatewayApi;
+  if (config.cluster.gatewayApi === "standard") {
+    if (declaredGateway) {
+      throw new CrdOwnershipError(
+        "gatewayApi",
+        "GKE (platform:cluster.gatewayApi is standard)",
+        `${declaredGateway === "platform" ? "the platform's bundle" : "a pre-installed copy"} (platform:crds.gatewayApi is ${declaredGateway})`,
+        'remove platform:crds.gatewayApi while GKE owns the Gateway API, or set platform:cluster.gatewayApi to "disabled"',
+      );
+    }
+    owners.gatewayApi = { kind: "gke", reason: "platform:cluster.gatewayApi is standard" };
+  } else if (declaredGateway === "pre-installed") {
+    owners.gatewayApi = { kind: "pre-installed", reason: "platform:crds.gatewayApi is pre-installed" };
+  } else {
+    // Without GKE's channel, the platform applies the pinned upstream standard bundle as its own resources.
+    owners.gatewayApi = { kind: "platform", reason: "platform:cluster.gatewayApi is disabled" };
+  }
+
+  if (config.mesh.kind !== "none") {
+    owners.certManager = {
+      kind: "chart",
+      chart: "certManager",
+      reason: "mesh identity is issued by cert-manager",
+    };
+  }
+  if (config.mesh.kind === "linkerd") {
+    owners.trustManager = {
+      kind: "chart",
+      chart: "trustManager",
+      reason: "distributes Linkerd's trust anchor",
+    };
+    owners.linkerd = { kind: "chart", chart: "linkerdCrds", reason: "platform:mesh.kind is linkerd" };
+  }
+  if (config.mesh.kind === "istio") {
+    owners.istio = { kind: "chart", chart: "istioBase", reason: "platform:mesh.kind is istio" };
+  }
+
+  const declaredPrometheus = config.crds.prometheusOperator;
+  if (config.monitoring.backend === "prometheus") {
+    if (declaredPrometheus === "pre-installed") {
+      throw new CrdOwnershipError(
+        "prometheusOperator",
+        "the kube-prometheus-stack chart (platform:monitoring.backend is prometheus)",
+        "a pre-installed copy (platform:crds.prometheusOperator is pre-installed)",
+        'set platform:monitoring.backend to "existing-prometheus" to use the Prometheus already there, or remove platform:crds.prometheusOperator',
+      );
+    }
+    owners.prometheusOperator = {
+      kind: "chart",
+      chart: "kubePrometheusStack",
+      reason: "platform:monitoring.backend is prometheus",
+    };
+  } else if (config.monitoring.backend === "existing-prometheus" || declaredPrometheus === "pre-installed") {
+    owners.prometheusOperator = { kind: "pre-installed", reason: "an existing Prometheus Operator" };
+  }
+  return owners;
+}
+
+/** The chart that owns a family, if a chart does. */
+function ownedByChart(owners: CrdOwners, family: CrdFamily, chart: ChartName): boolean {
+  const o = owners[family];
+  return o?.kind === "chart" && o.chart === chart;
+}
+
+/**
+ * The values that make a chart install exactly the CRDs it owns and nothing else. Components merge
+ * these last: a chart's CRD flags are never written by hand.
+ */
+export function crdValues(chart: ChartName, owners: CrdOwners): Record<string, unknown> {
+  switch (chart) {
+    case "linkerdCrds":
+      // All four are set so every supported chart version reads them: edge-25.3.1 honours only
+      // installGatewayAPI; up to 2.17 only the enable*Routes keys exist (reference mesh-charts.md 1.2).
+      // enableHttpRoutes also guards GRPCRoute. Linkerd never owns the Gateway API here.
+      return {
+        installGatewayAPI: false,
+        enableHttpRoutes: false,
+        enableTlsRoutes: false,
+        enableTcpRoutes: false,
+      };
+    // crds.keep adds helm.sh/resource-policy: keep, so an uninstall leaves the CRDs and every object in them.
+    case "certManager":
+      return { crds: { enabled: ownedByChart(owners, "certManager", chart), keep: true } };
+    case "trustManager":
+      return { crds: { enabled: ownedByChart(owners, "trustManager", chart), keep: true } };
+    case "kubePrometheusStack":
+      return { crds: { enabled: ownedByChart(owners, "prometheusOperator", chart) } };
+    default:
+      return {};
+  }
+}
+
+/** What a release would install, judged from its final values: the check behind every override. */
+export function crdClaims(chart: ChartName, values: Readonly<Record<string, unknown>>): CrdFamily[] {
+  const flag = (path: string, fallback: boolean): boolean => {
+    let cur: unknown = values;
+    for (const p of path.split(".")) cur = (cur as Record<string, unknown> | undefined)?.[p];
+    return typeof cur === "boolean" ? cur : fallback;
+  };
+  switch (chart) {
+    case "linkerdCrds": {
+      // The guard is `ternary .Values.enableXRoutes .Values.installGatewayAPI (hasKey ...)`; installGatewayAPI defaults to false.
+      const base = flag("installGatewayAPI", false);
+      const gateway = ["enableHttpRoutes", "enableTlsRoutes", "enableTcpRoutes"].some((k) => flag(k, base));
+      return gateway ? ["linkerd", "gatewayApi"] : ["linkerd"];
+    }
+    case "certManager":
+      return flag("crds.enabled", false) || flag("installCRDs", false) ? ["certManager"] : [];
+    case "trustManager":
+      return flag("crds.enabled", true) ? ["trustManager"] : [];
+    case "kubePrometheusStack":
+      return flag("crds.enabled", true) ? ["prometheusOperator"] : [];
+    case "istioBase":
+      return flag("base.enableCRDTemplates", true) ? ["istio"] : [];
+    default:
+      return [];
+  }
+}
+
+/** A release as the ownership check sees it. */
+export interface ReleaseClaim {
+  readonly release: string;
+  readonly chart: ChartName;
+  readonly values: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Every family a release would install must be owned by that release's chart. A chart that would
+ * install CRDs someone else owns (say linkerd-crds installing HTTPRoute while GKE owns the Gateway
+ * API) stops the render before anything is deployed.
+ */
+export function checkCrdClaims(owners: CrdOwners, releases: readonly ReleaseClaim[]): void {
+  for (const r of releases) {
+    for (const family of crdClaims(r.chart, r.values)) {
+      const owner = owners[family];
+      if (owner && owner.kind === "chart" && owner.chart === r.chart) continue;
+      throw new CrdOwnershipError(
+        family,
+        owner ? describeOwner(owner) : "nobody (the environment does not need them)",
+        `Helm release ${r.release} (its values would install them)`,
+        `leave the ${r.chart} chart's CRD values to the platform (lib/crds derives them)`,
+      );
+    }
+  }
+}

@@ -1,0 +1,176 @@
+import { ApiObject, type ApiObjectMetadata } from "cdk8s";
+import type { Construct } from "constructs";
+
+/**
+ * Typed builders for the custom resources the platform emits that have no published cdk8s classes.
+ * Field names follow the upstream CRDs at the pinned versions (cert-manager v1.21.1, trust-manager
+ * v0.24.0, Prometheus Operator v0.93.0, Managed Service for Prometheus v0.17.2); the tests check
+ * emitted objects against those CRDs where the reference copies are available.
+ */
+
+/** Makes Pulumi wait until the object reports this condition (pulumi-kubernetes `pulumi.com/waitFor`). */
+export const waitForAnnotation = "pulumi.com/waitFor";
+
+// ---------- cert-manager.io/v1 ----------
+
+export interface IssuerRef {
+  readonly name: string;
+  readonly kind: "ClusterIssuer" | "Issuer";
+  readonly group?: "cert-manager.io";
+}
+
+export interface CertificateSpec {
+  readonly secretName: string;
+  readonly issuerRef: IssuerRef;
+  readonly isCA?: boolean;
+  readonly commonName?: string;
+  readonly dnsNames?: readonly string[];
+  /** Go duration, e.g. `48h0m0s`. */
+  readonly duration?: string;
+  readonly renewBefore?: string;
+  readonly privateKey?: {
+    readonly algorithm: "ECDSA" | "RSA" | "Ed25519";
+    readonly size?: number;
+    readonly rotationPolicy?: "Always" | "Never";
+  };
+  readonly usages?: readonly string[];
+}
+
+export class Certificate extends ApiObject {
+  constructor(scope: Construct, id: string, props: { metadata: ApiObjectMetadata; spec: CertificateSpec }) {
+    super(scope, id, {
+      apiVersion: "cert-manager.io/v1",
+      kind: "Certificate",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}
+
+export interface ClusterIssuerSpec {
+  readonly selfSigned?: Record<string, never>;
+  readonly ca?: { readonly secretName: string };
+}
+
+export class ClusterIssuer extends ApiObject {
+  constructor(scope: Construct, id: string, props: { metadata: ApiObjectMetadata; spec: ClusterIssuerSpec }) {
+    super(scope, id, {
+      apiVersion: "cert-manager.io/v1",
+      kind: "ClusterIssuer",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}
+
+// ---------- trust.cert-manager.io/v1alpha1 ----------
+
+export interface BundleSpec {
+  readonly sources: readonly { readonly secret?: { readonly name: string; readonly key: string } }[];
+  readonly target: {
+    readonly configMap?: { readonly key: string };
+    readonly namespaceSelector?: { readonly matchLabels: Record<string, string> };
+  };
+}
+
+/** trust-manager's cluster-scoped Bundle (v0.24.0 ships only this; ClusterBundle is not wired yet). */
+export class Bundle extends ApiObject {
+  constructor(scope: Construct, id: string, props: { metadata: ApiObjectMetadata; spec: BundleSpec }) {
+    super(scope, id, {
+      apiVersion: "trust.cert-manager.io/v1alpha1",
+      kind: "Bundle",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}
+
+// ---------- monitoring.coreos.com/v1 ----------
+
+export interface RelabelConfig {
+  readonly sourceLabels?: readonly string[];
+  readonly separator?: string;
+  readonly targetLabel?: string;
+  readonly regex?: string;
+  readonly replacement?: string;
+  readonly action?: "replace" | "keep" | "drop" | "labelmap" | "labeldrop" | "labelkeep" | "hashmod";
+}
+
+export interface PodMetricsEndpoint {
+  readonly port?: string;
+  readonly path?: string;
+  readonly interval?: string;
+  readonly scrapeTimeout?: string;
+  readonly relabelings?: readonly RelabelConfig[];
+}
+
+export interface PodMonitorSpec {
+  readonly selector: {
+    readonly matchLabels?: Record<string, string>;
+    readonly matchExpressions?: readonly {
+      key: string;
+      operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
+      values?: string[];
+    }[];
+  };
+  readonly namespaceSelector?: { readonly any?: boolean; readonly matchNames?: readonly string[] };
+  readonly jobLabel?: string;
+  readonly podMetricsEndpoints: readonly PodMetricsEndpoint[];
+}
+
+export class PodMonitor extends ApiObject {
+  constructor(scope: Construct, id: string, props: { metadata: ApiObjectMetadata; spec: PodMonitorSpec }) {
+    super(scope, id, {
+      apiVersion: "monitoring.coreos.com/v1",
+      kind: "PodMonitor",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}
+
+// ---------- monitoring.googleapis.com/v1 (Managed Service for Prometheus) ----------
+
+export interface PodMonitoringEndpoint {
+  readonly port: string | number;
+  readonly interval: string;
+  readonly path?: string;
+  readonly timeout?: string;
+}
+
+export interface PodMonitoringSpec {
+  readonly selector: {
+    readonly matchLabels?: Record<string, string>;
+    readonly matchExpressions?: readonly {
+      key: string;
+      operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
+      values?: string[];
+    }[];
+  };
+  readonly endpoints: readonly PodMonitoringEndpoint[];
+  readonly targetLabels?: { readonly metadata?: readonly string[] };
+}
+
+/** Namespaced: selects pods in its own namespace. */
+export class PodMonitoring extends ApiObject {
+  constructor(scope: Construct, id: string, props: { metadata: ApiObjectMetadata; spec: PodMonitoringSpec }) {
+    super(scope, id, {
+      apiVersion: "monitoring.googleapis.com/v1",
+      kind: "PodMonitoring",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}
+
+/** Cluster-scoped: selects pods in every namespace. */
+export class ClusterPodMonitoring extends ApiObject {
+  constructor(scope: Construct, id: string, props: { metadata: ApiObjectMetadata; spec: PodMonitoringSpec }) {
+    super(scope, id, {
+      apiVersion: "monitoring.googleapis.com/v1",
+      kind: "ClusterPodMonitoring",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}

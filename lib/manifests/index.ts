@@ -1,0 +1,5 @@
+export * from "./customResources";
+export * from "./linkerdIdentity";
+export * from "./linkerdMonitors";
+export * from "./meshWorkloads";
+export * from "./namespaces";

@@ -1,0 +1,153 @@
+import { Construct } from "constructs";
+import { linkerdFacts } from "../versions";
+import { ClusterPodMonitoring, PodMonitor, PodMonitoring, type RelabelConfig } from "./customResources";
+
+export interface LinkerdMonitorsProps {
+  /** Linkerd's control-plane namespace. */
+  readonly namespace: string;
+  /** `prometheus-operator` emits PodMonitors; `managed-prometheus` emits PodMonitoring. */
+  readonly backend: "prometheus-operator" | "managed-prometheus";
+  /** Labels the Prometheus selects PodMonitors by. */
+  readonly selectorLabels: Record<string, string>;
+  /** Linkerd recommends 10s (2-edge/tasks/external-prometheus.md). @default 10s */
+  readonly interval?: string;
+}
+
+/** Keeps the control-plane admin ports (`dest-admin`, `ident-admin`, ...), never the proxies' `linkerd-admin`. */
+export const controllerPortRegex = ".*-admin$";
+
+/**
+ * Scrape targets for the Linkerd control plane, the multicluster service mirror and every proxy,
+ * as the pinned chart's own PodMonitor template defines them (templates/podmonitor.yaml,
+ * edge-26.8.3), or the same targets as Managed Service for Prometheus objects.
+ */
+export class LinkerdMonitors extends Construct {
+  constructor(scope: Construct, id: string, props: LinkerdMonitorsProps) {
+    super(scope, id);
+    const interval = props.interval ?? "10s";
+    const ns = props.namespace;
+    if (props.backend === "prometheus-operator") {
+      const metadata = (name: string) => ({
+        name,
+        namespace: ns,
+        labels: { "linkerd.io/control-plane-ns": ns, ...props.selectorLabels },
+      });
+      const endpoint = (relabelings: RelabelConfig[]) => [{ interval, scrapeTimeout: interval, relabelings }];
+      const dropProxyAdmin: RelabelConfig = {
+        sourceLabels: ["__meta_kubernetes_pod_container_port_name"],
+        action: "drop",
+        regex: linkerdFacts.proxyAdminPort,
+      };
+      const componentLabel: RelabelConfig = {
+        sourceLabels: ["__meta_kubernetes_pod_container_name"],
+        action: "replace",
+        targetLabel: "component",
+      };
+      new PodMonitor(this, "controller", {
+        metadata: metadata("linkerd-controller"),
+        spec: {
+          namespaceSelector: { matchNames: [ns, "linkerd-viz"] },
+          selector: { matchLabels: {} },
+          podMetricsEndpoints: endpoint([
+            {
+              sourceLabels: ["__meta_kubernetes_pod_container_port_name"],
+              action: "keep",
+              regex: controllerPortRegex,
+            },
+            dropProxyAdmin,
+            componentLabel,
+          ]),
+        },
+      });
+      new PodMonitor(this, "service-mirror", {
+        metadata: metadata("linkerd-multicluster-controller"),
+        spec: {
+          namespaceSelector: { any: true },
+          selector: { matchLabels: {} },
+          podMetricsEndpoints: endpoint([
+            {
+              sourceLabels: [
+                "__meta_kubernetes_pod_label_linkerd_io_control_plane_component",
+                "__meta_kubernetes_pod_container_port_name",
+              ],
+              action: "keep",
+              regex: `(linkerd-service-mirror|controller);${controllerPortRegex}`,
+            },
+            dropProxyAdmin,
+            componentLabel,
+          ]),
+        },
+      });
+      new PodMonitor(this, "proxy", {
+        metadata: metadata("linkerd-proxy"),
+        spec: {
+          namespaceSelector: { any: true },
+          selector: { matchLabels: {} },
+          podMetricsEndpoints: endpoint(proxyRelabelings(ns)),
+        },
+      });
+      return;
+    }
+
+    // Managed Service for Prometheus scrapes by port name; one endpoint per control-plane admin port.
+    new PodMonitoring(this, "controller", {
+      metadata: { name: "linkerd-controller", namespace: ns },
+      spec: {
+        selector: { matchExpressions: [{ key: "linkerd.io/control-plane-component", operator: "Exists" }] },
+        endpoints: linkerdFacts.controlPlaneAdminPorts.map((port) => ({ port, interval })),
+        targetLabels: { metadata: ["pod", "container"] },
+      },
+    });
+    new ClusterPodMonitoring(this, "service-mirror", {
+      metadata: { name: "linkerd-multicluster-controller" },
+      spec: {
+        selector: { matchLabels: { ...linkerdFacts.serviceMirrorPodLabels } },
+        endpoints: [{ port: linkerdFacts.serviceMirrorAdminPort, interval }],
+        targetLabels: { metadata: ["pod", "container"] },
+      },
+    });
+    new ClusterPodMonitoring(this, "proxy", {
+      metadata: { name: "linkerd-proxy" },
+      spec: {
+        // Every meshed pod carries this label; the proxy serves metrics on its admin port.
+        selector: {
+          matchExpressions: [{ key: "linkerd.io/control-plane-ns", operator: "In", values: [ns] }],
+        },
+        endpoints: [{ port: linkerdFacts.proxyAdminPort, interval }],
+        targetLabels: {
+          metadata: ["pod", "container", "top_level_controller_name", "top_level_controller_type"],
+        },
+      },
+    });
+  }
+}
+
+/** The chart's proxy relabel chain: keep `linkerd-proxy;linkerd-admin;<ns>`, then map pod labels. */
+export function proxyRelabelings(namespace: string): RelabelConfig[] {
+  return [
+    {
+      sourceLabels: [
+        "__meta_kubernetes_pod_container_name",
+        "__meta_kubernetes_pod_container_port_name",
+        "__meta_kubernetes_pod_label_linkerd_io_control_plane_ns",
+      ],
+      action: "keep",
+      regex: `^${linkerdFacts.proxyContainer};${linkerdFacts.proxyAdminPort};${namespace}$`,
+    },
+    { sourceLabels: ["__meta_kubernetes_namespace"], action: "replace", targetLabel: "namespace" },
+    { sourceLabels: ["__meta_kubernetes_pod_name"], action: "replace", targetLabel: "pod" },
+    {
+      sourceLabels: ["__meta_kubernetes_pod_label_linkerd_io_proxy_job"],
+      action: "replace",
+      targetLabel: "k8s_job",
+    },
+    { action: "labeldrop", regex: "__meta_kubernetes_pod_label_linkerd_io_proxy_job" },
+    { action: "labelmap", regex: "__meta_kubernetes_pod_label_linkerd_io_proxy_(.+)" },
+    { action: "labeldrop", regex: "__meta_kubernetes_pod_label_linkerd_io_proxy_(.+)" },
+    { action: "labelmap", regex: "__meta_kubernetes_pod_label_linkerd_io_(.+)" },
+    { action: "labelmap", regex: "__meta_kubernetes_pod_label_(.+)", replacement: "__tmp_pod_label_$1" },
+    { action: "labelmap", regex: "__tmp_pod_label_linkerd_io_(.+)", replacement: "__tmp_pod_label_$1" },
+    { action: "labeldrop", regex: "__tmp_pod_label_linkerd_io_(.+)" },
+    { action: "labelmap", regex: "__tmp_pod_label_(.+)" },
+  ];
+}

@@ -1,0 +1,27 @@
+/**
+ * Facts about the pinned Linkerd charts (charts.linkerdControlPlane, edge-26.8.3) that the platform's
+ * own objects must match. They change with Linkerd versions, so they live beside the pin.
+ */
+export const linkerdFacts = {
+  /**
+   * Admin (metrics) port names of the control-plane containers. Renamed from `admin-http` in
+   * linkerd2 148fd1c16 (#14111, edge-25.6.3, 2.19+): recipes matching `admin-http` scrape nothing.
+   */
+  controlPlaneAdminPorts: ["dest-admin", "spval-admin", "policy-admin", "ident-admin", "injector-admin"],
+  /**
+   * The multicluster service mirror's admin port and pod labels
+   * (multicluster/charts/linkerd-multicluster/templates/controller/deployment.yaml).
+   */
+  serviceMirrorAdminPort: "ctrl-admin",
+  serviceMirrorPodLabels: { "linkerd.io/extension": "multicluster", component: "controller" },
+  /** The proxy's admin port and container (charts/partials/templates/_proxy.tpl). */
+  proxyAdminPort: "linkerd-admin",
+  proxyContainer: "linkerd-proxy",
+  /** ConfigMap the identity Deployment mounts without `optional` when identity.externalCA=true (templates/identity.yaml). */
+  trustRootsConfigMap: "linkerd-identity-trust-roots",
+  trustRootsKey: "ca-bundle.crt",
+  /** kubernetes.io/tls Secret the chart reads with identity.issuer.scheme=kubernetes.io/tls. */
+  issuerSecret: "linkerd-identity-issuer",
+  /** Labels and annotation the chart gives its namespace when the CLI installs it (templates/namespace.yaml). */
+  controlPlaneNamespaceLabel: "linkerd.io/is-control-plane",
+} as const;

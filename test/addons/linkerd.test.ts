@@ -1,0 +1,326 @@
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import * as YAML from "yaml";
+import { ConfigError } from "../../lib/config";
+import { Platform } from "../../lib/platform";
+import type { RenderResult, RenderedResource } from "../../lib/render";
+import { charts, type ChartName } from "../../lib/versions";
+import { config, render } from "../helpers";
+import { readReference, referenceDir, skipReason, unknownValuePaths } from "../upstream/reference";
+
+const RELEASE = "kubernetes:helm.sh/v3:Release";
+
+function renderPlatform(overrides: Record<string, unknown>): Promise<RenderResult> {
+  const c = config(overrides);
+  return render(() => new Platform("platform", { config: c }).outputs());
+}
+
+function release(result: RenderResult, name: string): RenderedResource {
+  const r = result.resources.find((x) => x.type === RELEASE && x.inputs.name === name);
+  if (!r) throw new Error(`no release ${name}`);
+  return r;
+}
+
+function object(result: RenderResult, kind: string, name: string): RenderedResource {
+  const r = result.resources.find(
+    (x) => x.inputs.kind === kind && (x.inputs.metadata as { name?: string } | undefined)?.name === name,
+  );
+  if (!r) throw new Error(`no ${kind} ${name}`);
+  return r;
+}
+
+const values = (r: RenderedResource): Record<string, unknown> => r.inputs.values as Record<string, unknown>;
+
+describe("Linkerd with cert-manager, dev", () => {
+  let result: RenderResult;
+  beforeAll(async () => {
+    result = await renderPlatform({
+      tier: "dev",
+      mesh: { kind: "linkerd" },
+      monitoring: { backend: "prometheus" },
+    });
+  });
+
+  test("charts come pinned from their repositories; Linkerd from the edge channel", () => {
+    const pins = result.resources
+      .filter((r) => r.type === RELEASE)
+      .map((r) => [
+        r.inputs.name,
+        (r.inputs.repositoryOpts as { repo: string }).repo,
+        r.inputs.chart,
+        r.inputs.version,
+      ]);
+    expect(pins).toEqual(
+      expect.arrayContaining([
+        ["cert-manager", "https://charts.jetstack.io", "cert-manager", "v1.21.1"],
+        ["trust-manager", "https://charts.jetstack.io", "trust-manager", "v0.24.0"],
+        ["linkerd-crds", "https://helm.linkerd.io/edge", "linkerd-crds", "2026.8.3"],
+        ["linkerd-control-plane", "https://helm.linkerd.io/edge", "linkerd-control-plane", "2026.8.3"],
+        [
+          "kube-prometheus-stack",
+          "https://prometheus-community.github.io/helm-charts",
+          "kube-prometheus-stack",
+          "88.5.3",
+        ],
+      ]),
+    );
+  });
+
+  test("linkerd-crds has every Gateway API flag off while GKE owns the Gateway API", () => {
+    expect(values(release(result, "linkerd-crds"))).toEqual({
+      installGatewayAPI: false,
+      enableHttpRoutes: false,
+      enableTlsRoutes: false,
+      enableTcpRoutes: false,
+    });
+  });
+
+  test("the control plane takes identity from cert-manager and runs proxies as native sidecars", () => {
+    expect(values(release(result, "linkerd-control-plane"))).toEqual({
+      identity: { externalCA: true, issuer: { scheme: "kubernetes.io/tls" } },
+      proxy: { nativeSidecar: true },
+      cniEnabled: false,
+    });
+  });
+
+  test("cert-manager and trust-manager own and keep their CRDs", () => {
+    expect(values(release(result, "cert-manager"))).toEqual({ crds: { enabled: true, keep: true } });
+    expect(values(release(result, "trust-manager"))).toEqual({
+      app: { trust: { namespace: "cert-manager" } },
+      crds: { enabled: true, keep: true },
+    });
+  });
+
+  test("releases that carry CRDs are retained on delete; the control plane is not", () => {
+    const retained = (name: string) => release(result, name).options.retainOnDelete;
+    expect(["cert-manager", "trust-manager", "linkerd-crds", "kube-prometheus-stack"].map(retained)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(retained("linkerd-control-plane")).toBe(false);
+  });
+
+  test("order: the control plane waits for its CRDs, the issuer Certificate and the trust roots Bundle", () => {
+    const cp = release(result, "linkerd-control-plane");
+    expect(cp.dependsOn).toEqual(
+      expect.arrayContaining([
+        release(result, "linkerd-crds").key,
+        object(result, "Certificate", "linkerd-identity-issuer").key,
+        object(result, "Bundle", "linkerd-identity-trust-roots").key,
+      ]),
+    );
+  });
+
+  test("order: identity objects wait for cert-manager, the Bundle for trust-manager, linkerd-crds for its namespace", () => {
+    expect(object(result, "Certificate", "linkerd-trust-anchor").dependsOn).toContain(
+      release(result, "cert-manager").key,
+    );
+    expect(object(result, "Bundle", "linkerd-identity-trust-roots").dependsOn).toContain(
+      release(result, "trust-manager").key,
+    );
+    expect(release(result, "trust-manager").dependsOn).toContain(release(result, "cert-manager").key);
+    expect(release(result, "linkerd-crds").dependsOn).toContain(object(result, "Namespace", "linkerd").key);
+  });
+
+  test("PodMonitors wait for the Prometheus Operator CRD owner, not for the control plane", () => {
+    const monitor = object(result, "PodMonitor", "linkerd-proxy");
+    expect(monitor.dependsOn).toContain(release(result, "kube-prometheus-stack").key);
+    expect(monitor.dependsOn).not.toContain(release(result, "linkerd-control-plane").key);
+    expect((monitor.inputs.metadata as { labels: Record<string, string> }).labels).toMatchObject({
+      release: "kube-prometheus-stack",
+    });
+  });
+
+  test("cert-manager keeps the chart's leader election namespace on Standard", () => {
+    expect(values(release(result, "cert-manager"))).not.toHaveProperty("global");
+  });
+});
+
+describe("options", () => {
+  test("prod: HA control plane", async () => {
+    const result = await renderPlatform({ tier: "prod", mesh: { kind: "linkerd" } });
+    expect(values(release(result, "linkerd-control-plane"))).toMatchObject({
+      controllerReplicas: 3,
+      enablePodAntiAffinity: true,
+      enablePodDisruptionBudget: true,
+      webhookFailurePolicy: "Fail",
+    });
+  });
+
+  test("Autopilot: cert-manager elects its leader in its own namespace", async () => {
+    const result = await renderPlatform({ cluster: { mode: "autopilot" }, mesh: { kind: "linkerd" } });
+    expect(values(release(result, "cert-manager"))).toMatchObject({
+      global: { leaderElection: { namespace: "cert-manager" } },
+    });
+  });
+
+  test("dashboard: linkerd-viz reads the stack's Prometheus, not its own", async () => {
+    const result = await renderPlatform({
+      mesh: { kind: "linkerd", dashboard: true },
+      monitoring: { backend: "prometheus" },
+    });
+    expect(values(release(result, "linkerd-viz"))).toEqual({
+      linkerdNamespace: "linkerd",
+      prometheus: { enabled: false },
+      prometheusUrl: "http://kube-prometheus-stack-prometheus.monitoring.svc.cluster.local:9090",
+      createNamespaceMetadataJob: false,
+    });
+  });
+
+  test("linkerd-cni on GKE: binaries in /home/kubernetes/bin, control plane with cniEnabled", async () => {
+    const result = await renderPlatform({ mesh: { kind: "linkerd", cni: true } });
+    expect(values(release(result, "linkerd-cni"))).toEqual({
+      destCNIBinDir: "/home/kubernetes/bin",
+      destCNINetDir: "/etc/cni/net.d",
+    });
+    expect(values(release(result, "linkerd-control-plane"))).toMatchObject({ cniEnabled: true });
+    expect(release(result, "linkerd-control-plane").dependsOn).toContain(release(result, "linkerd-cni").key);
+  });
+
+  test("without native sidecars the control plane is told so", async () => {
+    const result = await renderPlatform({ mesh: { kind: "linkerd", nativeSidecars: false } });
+    expect(values(release(result, "linkerd-control-plane"))).toMatchObject({
+      proxy: { nativeSidecar: false },
+    });
+  });
+
+  test("app namespaces are meshed and wait only for the control plane", async () => {
+    const result = await renderPlatform({
+      mesh: { kind: "linkerd", dashboard: true },
+      apps: [{ name: "shop", image: "shop:1", port: 8080 }],
+    });
+    const ns = object(result, "Namespace", "shop");
+    expect((ns.inputs.metadata as { annotations: Record<string, string> }).annotations).toMatchObject({
+      "linkerd.io/inject": "enabled",
+    });
+    expect(ns.dependsOn).toEqual([release(result, "linkerd-control-plane").key]);
+  });
+
+  test("no mesh: no cert-manager, no Linkerd", async () => {
+    const result = await renderPlatform({ mesh: { kind: "none" }, monitoring: { backend: "none" } });
+    expect(result.resources.filter((r) => r.type === RELEASE)).toEqual([]);
+  });
+});
+
+describe("Gateway API bundle owned by the platform", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-api-"));
+  const crd = (name: string, version: string, channel = "standard") => ({
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: {
+      name,
+      annotations: {
+        "gateway.networking.k8s.io/bundle-version": version,
+        "gateway.networking.k8s.io/channel": channel,
+      },
+    },
+    spec: {
+      group: "gateway.networking.k8s.io",
+      names: { kind: "X", plural: name.split(".")[0] },
+      scope: "Namespaced",
+      versions: [],
+    },
+  });
+  const write = (file: string, docs: unknown[]) => {
+    fs.writeFileSync(path.join(dir, file), docs.map((d) => YAML.stringify(d)).join("---\n"));
+    return path.join(dir, file);
+  };
+  const base = {
+    cluster: { gatewayApi: "disabled" },
+    ingress: { kind: "traefik" },
+    mesh: { kind: "linkerd" },
+  };
+
+  test("each CRD is its own resource, retained on delete, and linkerd-crds waits for them", async () => {
+    const file = write("ok.yaml", [
+      crd("httproutes.gateway.networking.k8s.io", "v1.5.0"),
+      crd("gateways.gateway.networking.k8s.io", "v1.5.0"),
+    ]);
+    const result = await renderPlatform({ ...base, crds: { gatewayApiBundleFile: file } });
+    const crds = result.resources.filter(
+      (r) => r.type === "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition",
+    );
+    expect(crds.map((r) => [(r.inputs.metadata as { name: string }).name, r.options.retainOnDelete])).toEqual(
+      [
+        ["httproutes.gateway.networking.k8s.io", true],
+        ["gateways.gateway.networking.k8s.io", true],
+      ],
+    );
+    expect(release(result, "linkerd-crds").dependsOn).toEqual(expect.arrayContaining(crds.map((r) => r.key)));
+  });
+
+  test("a bundle of another version or the experimental channel is refused", async () => {
+    const file = write("old.yaml", [crd("httproutes.gateway.networking.k8s.io", "v1.4.0")]);
+    await expect(renderPlatform({ ...base, crds: { gatewayApiBundleFile: file } })).rejects.toThrow(
+      ConfigError,
+    );
+    const experimental = write("exp.yaml", [
+      crd("httproutes.gateway.networking.k8s.io", "v1.5.0", "experimental"),
+    ]);
+    await expect(renderPlatform({ ...base, crds: { gatewayApiBundleFile: experimental } })).rejects.toThrow(
+      /CRD httproutes.gateway.networking.k8s.io is bundle v1.5.0 channel experimental/,
+    );
+  });
+});
+
+(referenceDir ? describe : describe.skip)(
+  `values exist in the pinned charts (${referenceDir ? "reference present" : skipReason})`,
+  () => {
+    const valuesFiles: Partial<Record<ChartName, string>> = {
+      certManager: "cert-manager-v1.21.1.values.yaml",
+      trustManager: "trust-manager-v0.24.0.values.yaml",
+      linkerdCrds: "linkerd-crds-2026.8.3.values.yaml",
+      linkerdControlPlane: "linkerd-control-plane-2026.8.3.values.yaml",
+      linkerdViz: "linkerd-viz-2026.8.3.values.yaml",
+      kubePrometheusStack: "kube-prometheus-stack-88.5.3.values.yaml",
+    };
+
+    test("every value path the platform sets, across options, is in that chart's values.yaml", async () => {
+      const results = await Promise.all(
+        [
+          { tier: "prod", mesh: { kind: "linkerd", dashboard: true }, monitoring: { backend: "prometheus" } },
+          { cluster: { mode: "autopilot" }, mesh: { kind: "linkerd" } },
+          { mesh: { kind: "linkerd", nativeSidecars: false } },
+        ].map((o) => renderPlatform(o)),
+      );
+      const checked: string[] = [];
+      for (const result of results) {
+        for (const r of result.resources.filter((x) => x.type === RELEASE)) {
+          const chart = (Object.keys(charts) as ChartName[]).find((c) => charts[c].chart === r.inputs.chart);
+          const file = chart ? valuesFiles[chart] : undefined;
+          if (!file) continue; // no upstream copy for this chart (linkerd2-cni)
+          expect({
+            release: r.inputs.name,
+            unknown: unknownValuePaths(values(r), readReference(file)),
+          }).toEqual({
+            release: r.inputs.name,
+            unknown: [],
+          });
+          checked.push(String(r.inputs.name));
+        }
+      }
+      expect(new Set(checked)).toEqual(
+        new Set([
+          "cert-manager",
+          "trust-manager",
+          "linkerd-crds",
+          "linkerd-control-plane",
+          "linkerd-viz",
+          "kube-prometheus-stack",
+        ]),
+      );
+    });
+
+    test("the check catches a key the chart lacks", () => {
+      expect(
+        unknownValuePaths(
+          { identity: { externalCa: true } },
+          readReference(valuesFiles.linkerdControlPlane as string),
+        ),
+      ).toEqual(["identity.externalCa"]);
+    });
+  },
+);
