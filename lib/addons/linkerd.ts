@@ -24,6 +24,8 @@ export interface LinkerdArgs {
   readonly highAvailability: boolean;
   /** linkerd-viz, reading `prometheusUrl`. */
   readonly dashboard: boolean;
+  /** Trust `linkerd-previous-anchor` too, during a rotation. */
+  readonly previousTrustAnchor: boolean;
   readonly prometheusUrl?: string;
   readonly owners: CrdOwners;
   readonly certManager: CertManager;
@@ -139,7 +141,10 @@ export class Linkerd extends pulumi.ComponentResource {
     const anchor = deployChart(`${name}-anchor`, anchorChart, { ...base, dependsOn: [cm.certManager] });
 
     const issuerChart = newChart("linkerd-issuer");
-    new LinkerdIssuer(issuerChart, "issuer", { namespace: linkerdNamespace });
+    new LinkerdIssuer(issuerChart, "issuer", {
+      namespace: linkerdNamespace,
+      previousTrustAnchor: args.previousTrustAnchor,
+    });
     const issuer = deployChart(`${name}-identity`, issuerChart, {
       ...base,
       dependsOn: [...anchor.values(), cm.trustManager],

@@ -72,6 +72,7 @@ export interface PlatformConfig {
     readonly nativeSidecars: boolean;
     readonly highAvailability: boolean;
     readonly dashboard: boolean;
+    readonly previousTrustAnchor: boolean;
   };
   readonly ingress: {
     readonly kind: (typeof ingressKinds)[number];
@@ -260,6 +261,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       // Prod survives a node or zone loss without losing the injector or identity.
       highAvailability: input.mesh?.highAvailability ?? input.tier === "prod",
       dashboard: input.mesh?.dashboard ?? false,
+      previousTrustAnchor: input.mesh?.previousTrustAnchor ?? false,
     },
     ingress: {
       // GKE Gateway: Google's managed load balancer with container-native NEGs, no in-cluster proxy to run.

@@ -284,6 +284,13 @@ function meshRules(input: EnvironmentInput, config: PlatformConfig): ConfigProbl
       fix: 'remove platform:mesh.dataplane, or set platform:mesh.kind to "istio"',
     });
   }
+  if (input.mesh?.previousTrustAnchor !== undefined && config.mesh.kind !== "linkerd") {
+    problems.push({
+      path: cfg("mesh.previousTrustAnchor"),
+      problem: `is set, but mesh.kind is "${config.mesh.kind}"; it rotates Linkerd's trust anchor`,
+      fix: "remove platform:mesh.previousTrustAnchor",
+    });
+  }
   for (const key of ["nativeSidecars", "highAvailability", "dashboard"] as const) {
     if (input.mesh?.[key] !== undefined && config.mesh.kind === "none") {
       problems.push({

@@ -190,6 +190,8 @@ export const meshSchema = z.strictObject({
   highAvailability: z.boolean().optional(),
   /** The mesh dashboard (linkerd-viz), reading the stack's Prometheus. @default false */
   dashboard: z.boolean().optional(),
+  /** During a trust anchor rotation, also trust the Secret `linkerd-previous-anchor` (docs/linkerd.md). @default false */
+  previousTrustAnchor: z.boolean().optional(),
 });
 
 export const crdOwnerDeclarations = ["platform", "pre-installed"] as const;

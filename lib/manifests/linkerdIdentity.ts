@@ -6,6 +6,7 @@ import { Bundle, Certificate, ClusterIssuer, waitForAnnotation } from "./customR
 export const linkerdIdentityNames = {
   rootIssuer: "linkerd-trust-root-issuer",
   trustAnchor: "linkerd-trust-anchor",
+  previousAnchor: "linkerd-previous-anchor",
   identityIssuer: linkerdFacts.issuerSecret,
   trustRoots: linkerdFacts.trustRootsConfigMap,
 } as const;
@@ -57,6 +58,8 @@ export class LinkerdTrustAnchor extends Construct {
 export interface LinkerdIssuerProps {
   /** Linkerd's control-plane namespace. */
   readonly namespace: string;
+  /** Also distribute `linkerd-previous-anchor`, during a trust anchor rotation. @default false */
+  readonly previousTrustAnchor?: boolean;
   readonly trustDomain?: string;
 }
 
@@ -101,7 +104,13 @@ export class LinkerdIssuer extends Construct {
         annotations: { [waitForAnnotation]: "condition=Synced" },
       },
       spec: {
-        sources: [{ secret: { name: linkerdIdentityNames.trustAnchor, key: "tls.crt" } }],
+        sources: [
+          { secret: { name: linkerdIdentityNames.trustAnchor, key: "tls.crt" } },
+          // Only during a rotation: a missing source would stop trust-manager from writing the target.
+          ...(props.previousTrustAnchor
+            ? [{ secret: { name: linkerdIdentityNames.previousAnchor, key: "tls.crt" } }]
+            : []),
+        ],
         target: {
           configMap: { key: linkerdFacts.trustRootsKey },
           namespaceSelector: { matchLabels: { [linkerdFacts.controlPlaneNamespaceLabel]: "true" } },

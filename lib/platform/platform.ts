@@ -95,6 +95,7 @@ export class Platform extends pulumi.ComponentResource {
           mesh,
           highAvailability: config.mesh.highAvailability,
           dashboard: config.mesh.dashboard,
+          previousTrustAnchor: config.mesh.previousTrustAnchor,
           prometheusUrl: this.prometheus?.url ?? config.monitoring.prometheusUrl,
           owners: this.crdOwners,
           certManager: this.certManager,

@@ -91,6 +91,16 @@ describe("mesh identity from cert-manager", () => {
     expect(bundle.metadata.annotations).toEqual({ "pulumi.com/waitFor": "condition=Synced" });
   });
 
+  test("during a rotation the Bundle also distributes the previous anchor", () => {
+    const rotating = synth(
+      (c) => new LinkerdIssuer(c, "issuer", { namespace: "linkerd", previousTrustAnchor: true }),
+    );
+    expect(find(rotating, "Bundle", "linkerd-identity-trust-roots").spec?.sources).toEqual([
+      { secret: { name: "linkerd-trust-anchor", key: "tls.crt" } },
+      { secret: { name: "linkerd-previous-anchor", key: "tls.crt" } },
+    ]);
+  });
+
   test("no private key material is in any object", () => {
     expect(JSON.stringify(identity)).not.toMatch(/PRIVATE KEY|tls\.key/);
   });
