@@ -12,7 +12,7 @@ import {
 } from "../manifests";
 import { deployChart, newChart, objectKey } from "./cdk8sBridge";
 import type { CertManager } from "./certManager";
-import { pinnedRelease, type Values } from "./helmRelease";
+import { deepMerge, pinnedRelease, type Values } from "./helmRelease";
 
 export const linkerdNamespace = "linkerd";
 export const linkerdVizNamespace = "linkerd-viz";
@@ -26,6 +26,12 @@ export interface LinkerdArgs {
   readonly dashboard: boolean;
   /** Trust `linkerd-previous-anchor` too, during a rotation. */
   readonly previousTrustAnchor: boolean;
+  /** Export traces to this OpenTelemetry collector. */
+  readonly tracing?: {
+    readonly collectorEndpoint: string;
+    readonly serviceAccount?: string;
+    readonly namespace?: string;
+  };
   readonly prometheusUrl?: string;
   readonly owners: CrdOwners;
   readonly certManager: CertManager;
@@ -41,19 +47,22 @@ export interface LinkerdArgs {
   };
 }
 
-/** linkerd-control-plane values for cert-manager-issued identity. */
-export function controlPlaneValues(args: Pick<LinkerdArgs, "mesh" | "highAvailability">): Values {
-  return {
-    identity: {
-      // The trust roots ConfigMap comes from trust-manager, not from identityTrustAnchorsPEM.
-      externalCA: true,
-      // Read the issuer from cert-manager's kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt).
-      issuer: { scheme: "kubernetes.io/tls" },
+/** linkerd-control-plane values for cert-manager-issued identity, plus HA and tracing when asked. */
+export function controlPlaneValues(args: Pick<LinkerdArgs, "mesh" | "highAvailability" | "tracing">): Values {
+  const t = args.tracing;
+  return deepMerge(
+    {
+      identity: {
+        // The trust roots ConfigMap comes from trust-manager, not from identityTrustAnchorsPEM.
+        externalCA: true,
+        // Read the issuer from cert-manager's kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt).
+        issuer: { scheme: "kubernetes.io/tls" },
+      },
+      // Native sidecars: Kubernetes stops the proxy when a Job's app exits, so Jobs finish (2.20 default; explicit here).
+      proxy: { nativeSidecar: args.mesh.nativeSidecars },
+      cniEnabled: args.mesh.cni,
     },
-    // Native sidecars: Kubernetes stops the proxy when a Job's app exits, so Jobs finish (2.20 default; explicit here).
-    proxy: { nativeSidecar: args.mesh.nativeSidecars },
-    cniEnabled: args.mesh.cni,
-    ...(args.highAvailability
+    args.highAvailability
       ? {
           // Linkerd's values-ha.yaml: survive a node loss without losing identity, destination or injection.
           controllerReplicas: 3,
@@ -62,8 +71,30 @@ export function controlPlaneValues(args: Pick<LinkerdArgs, "mesh" | "highAvailab
           // With three injector replicas, never let a pod start unmeshed because the webhook was unreachable.
           webhookFailurePolicy: "Fail",
         }
-      : {}),
-  };
+      : {},
+    t
+      ? {
+          // OpenTelemetry export from every proxy, and from the controllers, which reuse the proxy's endpoint.
+          proxy: {
+            tracing: {
+              enabled: true,
+              collector: {
+                endpoint: t.collectorEndpoint,
+                ...(t.serviceAccount || t.namespace
+                  ? {
+                      meshIdentity: {
+                        serviceAccountName: t.serviceAccount ?? "default",
+                        namespace: t.namespace ?? "",
+                      },
+                    }
+                  : {}),
+              },
+            },
+          },
+          controller: { tracing: { enabled: true } },
+        }
+      : {},
+  );
 }
 
 /**

@@ -73,6 +73,11 @@ export interface PlatformConfig {
     readonly highAvailability: boolean;
     readonly dashboard: boolean;
     readonly previousTrustAnchor: boolean;
+    readonly tracing?: {
+      readonly collectorEndpoint: string;
+      readonly serviceAccount?: string;
+      readonly namespace?: string;
+    };
   };
   readonly ingress: {
     readonly kind: (typeof ingressKinds)[number];
@@ -262,6 +267,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       highAvailability: input.mesh?.highAvailability ?? input.tier === "prod",
       dashboard: input.mesh?.dashboard ?? false,
       previousTrustAnchor: input.mesh?.previousTrustAnchor ?? false,
+      tracing: input.mesh?.tracing,
     },
     ingress: {
       // GKE Gateway: Google's managed load balancer with container-native NEGs, no in-cluster proxy to run.

@@ -284,12 +284,14 @@ function meshRules(input: EnvironmentInput, config: PlatformConfig): ConfigProbl
       fix: 'remove platform:mesh.dataplane, or set platform:mesh.kind to "istio"',
     });
   }
-  if (input.mesh?.previousTrustAnchor !== undefined && config.mesh.kind !== "linkerd") {
-    problems.push({
-      path: cfg("mesh.previousTrustAnchor"),
-      problem: `is set, but mesh.kind is "${config.mesh.kind}"; it rotates Linkerd's trust anchor`,
-      fix: "remove platform:mesh.previousTrustAnchor",
-    });
+  for (const key of ["previousTrustAnchor", "tracing"] as const) {
+    if (input.mesh?.[key] !== undefined && config.mesh.kind !== "linkerd") {
+      problems.push({
+        path: cfg(`mesh.${key}`),
+        problem: `is set, but mesh.kind is "${config.mesh.kind}"; it configures Linkerd`,
+        fix: `remove platform:mesh.${key}`,
+      });
+    }
   }
   for (const key of ["nativeSidecars", "highAvailability", "dashboard"] as const) {
     if (input.mesh?.[key] !== undefined && config.mesh.kind === "none") {

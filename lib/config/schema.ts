@@ -190,6 +190,21 @@ export const meshSchema = z.strictObject({
   highAvailability: z.boolean().optional(),
   /** The mesh dashboard (linkerd-viz), reading the stack's Prometheus. @default false */
   dashboard: z.boolean().optional(),
+  /**
+   * Export traces from the proxies and control plane to an OpenTelemetry collector (Linkerd's
+   * proxy.tracing; linkerd-jaeger no longer exists). The collector's mesh identity lets proxies verify it.
+   */
+  tracing: z
+    .strictObject({
+      /** OTLP gRPC endpoint, host:port, e.g. collector.tracing.svc.cluster.local:4317. */
+      collectorEndpoint: z
+        .string()
+        .regex(/^[a-z0-9.-]+:[0-9]{1,5}$/, "host:port such as collector.tracing.svc.cluster.local:4317"),
+      /** The collector's service account and namespace, its identity in the mesh. */
+      serviceAccount: z.string().min(1).optional(),
+      namespace: z.string().min(1).optional(),
+    })
+    .optional(),
   /** During a trust anchor rotation, also trust the Secret `linkerd-previous-anchor` (docs/linkerd.md). @default false */
   previousTrustAnchor: z.boolean().optional(),
 });

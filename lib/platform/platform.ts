@@ -96,6 +96,7 @@ export class Platform extends pulumi.ComponentResource {
           highAvailability: config.mesh.highAvailability,
           dashboard: config.mesh.dashboard,
           previousTrustAnchor: config.mesh.previousTrustAnchor,
+          tracing: config.mesh.tracing,
           prometheusUrl: this.prometheus?.url ?? config.monitoring.prometheusUrl,
           owners: this.crdOwners,
           certManager: this.certManager,

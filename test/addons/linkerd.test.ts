@@ -284,6 +284,16 @@ describe("Gateway API bundle owned by the platform", () => {
           { tier: "prod", mesh: { kind: "linkerd", dashboard: true }, monitoring: { backend: "prometheus" } },
           { cluster: { mode: "autopilot" }, mesh: { kind: "linkerd" } },
           { mesh: { kind: "linkerd", nativeSidecars: false } },
+          {
+            mesh: {
+              kind: "linkerd",
+              tracing: {
+                collectorEndpoint: "otel.tracing:4317",
+                serviceAccount: "otel",
+                namespace: "tracing",
+              },
+            },
+          },
         ].map((o) => renderPlatform(o)),
       );
       const checked: string[] = [];
@@ -324,3 +334,29 @@ describe("Gateway API bundle owned by the platform", () => {
     });
   },
 );
+
+test("tracing: proxies and controllers export to the user's OpenTelemetry collector", async () => {
+  const result = await renderPlatform({
+    mesh: {
+      kind: "linkerd",
+      tracing: {
+        collectorEndpoint: "collector.tracing.svc.cluster.local:4317",
+        serviceAccount: "collector",
+        namespace: "tracing",
+      },
+    },
+  });
+  expect(values(release(result, "linkerd-control-plane"))).toMatchObject({
+    proxy: {
+      nativeSidecar: true,
+      tracing: {
+        enabled: true,
+        collector: {
+          endpoint: "collector.tracing.svc.cluster.local:4317",
+          meshIdentity: { serviceAccountName: "collector", namespace: "tracing" },
+        },
+      },
+    },
+    controller: { tracing: { enabled: true } },
+  });
+});
