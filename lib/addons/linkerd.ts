@@ -1,5 +1,6 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import type { PlatformConfig } from "../config";
 import type { CrdOwners } from "../crds";
 import {
   LinkerdIssuer,
@@ -18,20 +19,14 @@ export const linkerdNamespace = "linkerd";
 export const linkerdVizNamespace = "linkerd-viz";
 export const linkerdCniNamespace = "linkerd-cni";
 
-export interface LinkerdArgs {
+/** The mesh options Linkerd reads, as the environment config resolves them. */
+type LinkerdOptions = Pick<
+  PlatformConfig["mesh"],
+  "highAvailability" | "dashboard" | "previousTrustAnchor" | "tracing"
+>;
+
+export interface LinkerdArgs extends LinkerdOptions {
   readonly mesh: MeshSettings;
-  /** 3 replicas, anti-affinity, disruption budgets, failing webhooks. */
-  readonly highAvailability: boolean;
-  /** linkerd-viz, reading `prometheusUrl`. */
-  readonly dashboard: boolean;
-  /** Trust `linkerd-previous-anchor` too, during a rotation. */
-  readonly previousTrustAnchor: boolean;
-  /** Export traces to this OpenTelemetry collector. */
-  readonly tracing?: {
-    readonly collectorEndpoint: string;
-    readonly serviceAccount?: string;
-    readonly namespace?: string;
-  };
   readonly prometheusUrl?: string;
   readonly owners: CrdOwners;
   readonly certManager: CertManager;

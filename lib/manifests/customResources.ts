@@ -85,6 +85,16 @@ export class Bundle extends ApiObject {
   }
 }
 
+/** A Kubernetes label selector. */
+export interface LabelSelector {
+  readonly matchLabels?: Record<string, string>;
+  readonly matchExpressions?: readonly {
+    readonly key: string;
+    readonly operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
+    readonly values?: readonly string[];
+  }[];
+}
+
 // ---------- monitoring.coreos.com/v1 ----------
 
 export interface RelabelConfig {
@@ -105,14 +115,7 @@ export interface PodMetricsEndpoint {
 }
 
 export interface PodMonitorSpec {
-  readonly selector: {
-    readonly matchLabels?: Record<string, string>;
-    readonly matchExpressions?: readonly {
-      key: string;
-      operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
-      values?: string[];
-    }[];
-  };
+  readonly selector: LabelSelector;
   readonly namespaceSelector?: { readonly any?: boolean; readonly matchNames?: readonly string[] };
   readonly jobLabel?: string;
   readonly podMetricsEndpoints: readonly PodMetricsEndpoint[];
@@ -139,14 +142,7 @@ export interface PodMonitoringEndpoint {
 }
 
 export interface PodMonitoringSpec {
-  readonly selector: {
-    readonly matchLabels?: Record<string, string>;
-    readonly matchExpressions?: readonly {
-      key: string;
-      operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
-      values?: string[];
-    }[];
-  };
+  readonly selector: LabelSelector;
   readonly endpoints: readonly PodMonitoringEndpoint[];
   readonly targetLabels?: { readonly metadata?: readonly string[] };
 }
