@@ -33,7 +33,9 @@ export class CertManager extends pulumi.ComponentResource {
     const chart = newChart("cert-manager");
     // Not meshed: Linkerd's injector skips this namespace by name anyway (proxyInjector.namespaceSelector).
     new PlatformNamespace(chart, "namespace", { name: certManagerNamespace, mesh: args.mesh });
-    const objects = deployChart(name, chart, { provider: args.provider, parent: this });
+    // Retained like the releases inside it: deleting the namespace would delete them, and leave their
+    // failurePolicy Fail webhooks pointing at nothing.
+    const objects = deployChart(name, chart, { provider: args.provider, parent: this, retainOnDelete: true });
     const ns = [...objects.values()];
 
     this.certManager = pinnedRelease({
@@ -55,8 +57,15 @@ export class CertManager extends pulumi.ComponentResource {
         chart: "trustManager",
         name: "trust-manager",
         namespace: certManagerNamespace,
-        // The namespace trust-manager reads Bundle sources from; it must exist first (values.yaml).
-        values: { app: { trust: { namespace: certManagerNamespace } } },
+        values: {
+          app: {
+            // The namespace trust-manager reads Bundle sources from; it must exist first (values.yaml).
+            trust: { namespace: certManagerNamespace },
+            // GKE's firewall lets a private control plane reach nodes only on 443 and 10250; the chart's 6443
+            // would time out and, with failurePolicy Fail, reject every Bundle. cert-manager uses 10250 too.
+            webhook: { port: 10250 },
+          },
+        },
         owners: args.owners,
         provider: args.provider,
         parent: this,

@@ -4,3 +4,4 @@ export * from "./gatewayApiCrds";
 export * from "./helmRelease";
 export * from "./linkerd";
 export * from "./prometheus";
+export * from "./ingressControllers";

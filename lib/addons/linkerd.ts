@@ -59,7 +59,7 @@ export function controlPlaneValues(args: Pick<LinkerdArgs, "mesh" | "highAvailab
     },
     args.highAvailability
       ? {
-          // Linkerd's values-ha.yaml: survive a node loss without losing identity, destination or injection.
+          // The replica and spreading part of Linkerd's values-ha.yaml: survive a node loss without losing identity, destination or injection.
           controllerReplicas: 3,
           enablePodAntiAffinity: true,
           enablePodDisruptionBudget: true,
@@ -113,8 +113,11 @@ export class Linkerd extends pulumi.ComponentResource {
       throw new Error("Linkerd needs trust-manager: create CertManager with trustManager: true");
 
     // Stage 2: namespaces and CRDs.
+    // The linkerd namespace holds the retained linkerd-crds release, so it is retained with it.
+    const controlPlaneNs = newChart("linkerd-namespace");
+    new LinkerdNamespace(controlPlaneNs, "linkerd", { name: linkerdNamespace, cni: args.mesh.cni });
+    const retained = deployChart(`${name}-ns`, controlPlaneNs, { ...base, retainOnDelete: true });
     const nsChart = newChart("linkerd-namespaces");
-    new LinkerdNamespace(nsChart, "linkerd", { name: linkerdNamespace, cni: args.mesh.cni });
     if (args.mesh.cni) {
       // The CNI DaemonSet writes to the node (hostPath, hostNetwork), so its namespace is privileged and unmeshed.
       new PlatformNamespace(nsChart, "cni", {
@@ -133,9 +136,8 @@ export class Linkerd extends pulumi.ComponentResource {
         labels: { "linkerd.io/extension": "viz" },
       });
     }
-    const namespaces = deployChart(`${name}-ns`, nsChart, base);
-    const ns = (n: string) =>
-      namespaces.get(objectKey({ kind: "Namespace", metadata: { name: n } })) as pulumi.Resource;
+    const namespaces = new Map([...retained, ...deployChart(`${name}-ns`, nsChart, base)]);
+    const ns = (n: string) => namespaces.get(objectKey({ kind: "Namespace", metadata: { name: n } })) as pulumi.Resource;
 
     this.crds = pinnedRelease({
       ...base,
@@ -173,7 +175,8 @@ export class Linkerd extends pulumi.ComponentResource {
     });
     const issuer = deployChart(`${name}-identity`, issuerChart, {
       ...base,
-      dependsOn: [...anchor.values(), cm.trustManager],
+      // The Bundle is cluster-scoped but writes into the linkerd namespace, so it waits for it too.
+      dependsOn: [...anchor.values(), cm.trustManager, ns(linkerdNamespace)],
       namespaces: new Map([[linkerdNamespace, ns(linkerdNamespace)]]),
     });
 
@@ -214,12 +217,15 @@ export class Linkerd extends pulumi.ComponentResource {
         namespace: linkerdNamespace,
         backend: args.monitoring.backend,
         selectorLabels: args.monitoring.selectorLabels,
+        extensionNamespaces: args.dashboard ? [linkerdVizNamespace] : [],
       });
       // Monitors wait only for their CRD's owner and the namespace, never for the control plane.
       deployChart(`${name}-monitors`, monitorChart, {
         ...base,
         dependsOn: args.monitoring.crdOwner ? [args.monitoring.crdOwner] : [],
-        namespaces: new Map([[linkerdNamespace, ns(linkerdNamespace)]]),
+        namespaces: new Map(
+          [linkerdNamespace, ...(args.dashboard ? [linkerdVizNamespace] : [])].map((n) => [n, ns(n)] as const),
+        ),
       });
     }
     this.registerOutputs({});

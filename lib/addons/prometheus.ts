@@ -22,7 +22,7 @@ export class Prometheus extends pulumi.ComponentResource {
 
   constructor(
     name: string,
-    args: { owners: CrdOwners; mesh: MeshSettings; provider: k8s.Provider },
+    args: { owners: CrdOwners; mesh: MeshSettings; autopilot: boolean; provider: k8s.Provider },
     opts?: pulumi.ComponentResourceOptions,
   ) {
     super("gke-mesh-platform:addons:Prometheus", name, {}, opts);
@@ -33,12 +33,14 @@ export class Prometheus extends pulumi.ComponentResource {
       mesh: args.mesh,
       podSecurity: "privileged",
     });
-    const ns = [...deployChart(name, chart, { provider: args.provider, parent: this }).values()];
+    // Retained like the release that owns the Prometheus Operator CRDs.
+    const ns = [...deployChart(name, chart, { provider: args.provider, parent: this, retainOnDelete: true }).values()];
     this.release = pinnedRelease({
       chart: "kubePrometheusStack",
       name: prometheusReleaseName,
       namespace: monitoringNamespace,
-      values: {},
+      // Autopilot admits no hostNetwork, hostPID or hostPath pods, which node-exporter needs; GKE reports node metrics itself.
+      values: args.autopilot ? { nodeExporter: { enabled: false } } : {},
       owners: args.owners,
       provider: args.provider,
       parent: this,

@@ -6,6 +6,8 @@ import type {
   clusterModes,
   crdOwnerDeclarations,
   existingClusterSchema,
+  exposurePaths,
+  httpMethods,
   gatewayApiChannels,
   gatewayClasses,
   ingressKinds,
@@ -22,9 +24,19 @@ export type NodePool = Required<Omit<z.infer<typeof nodePoolSchema>, "labels">> 
 };
 export type Maintenance = z.infer<typeof maintenanceSchema>;
 export type ExistingClusterRef = z.infer<typeof existingClusterSchema>;
-export type App = Required<Omit<z.infer<typeof appSchema>, "expose">> & {
-  readonly expose?: { readonly host: string; readonly path: string };
-};
+export type ExposurePath = (typeof exposurePaths)[number];
+
+export interface AppExposure {
+  readonly host: string;
+  readonly path: string;
+  readonly via: readonly ExposurePath[];
+  readonly timeoutSeconds: number;
+  readonly healthCheckPath: string;
+  readonly stripPrefix: boolean;
+  readonly methods?: readonly (typeof httpMethods)[number][];
+}
+
+export type App = Required<Omit<z.infer<typeof appSchema>, "expose">> & { readonly expose?: AppExposure };
 
 /** The fully resolved environment: every default applied, every cross-field rule checked. */
 export interface PlatformConfig {
@@ -82,6 +94,11 @@ export interface PlatformConfig {
   readonly ingress: {
     readonly kind: (typeof ingressKinds)[number];
     readonly gatewayClass: (typeof gatewayClasses)[number];
+    readonly tls: { readonly mode: "managed" | "pre-shared"; readonly certificates: readonly string[] };
+    readonly staticIp: boolean;
+    readonly minTlsVersion: "TLS_1_2" | "TLS_1_3";
+    readonly drainingTimeoutSeconds: number;
+    readonly acme?: { readonly email: string; readonly solver: "http01" | "dns01"; readonly staging: boolean };
   };
   readonly monitoring: {
     readonly backend: (typeof monitoringBackends)[number];
@@ -196,6 +213,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
   // Istio ambient redirects traffic with istio-cni; the other modes use a privileged init container unless asked.
   const meshCni = input.mesh?.cni ?? dataplane === "ambient";
   const backend = input.monitoring?.backend ?? "prometheus";
+  const ingressKind = input.ingress?.kind ?? "gke-gateway";
   // Autopilot clusters are always regional.
   const location =
     c.location ?? (d.zonal && mode !== "autopilot" ? `${input.gcp.region}-b` : input.gcp.region);
@@ -271,8 +289,23 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
     },
     ingress: {
       // GKE Gateway: Google's managed load balancer with container-native NEGs, no in-cluster proxy to run.
-      kind: input.ingress?.kind ?? "gke-gateway",
+      kind: ingressKind,
       gatewayClass: input.ingress?.gatewayClass ?? "gke-l7-global-external-managed",
+      // Google-managed certificates renew themselves; nothing to rotate or leak.
+      tls: { mode: input.ingress?.tls?.mode ?? "managed", certificates: input.ingress?.tls?.certificates ?? [] },
+      // A stable address DNS can point at across Gateway re-creations.
+      staticIp: input.ingress?.staticIp ?? true,
+      // TLS 1.0 and 1.1 are deprecated (RFC 8996).
+      minTlsVersion: input.ingress?.minTlsVersion ?? "TLS_1_2",
+      // Long enough for in-flight requests to finish when a pod stops being ready during a rollout.
+      drainingTimeoutSeconds: input.ingress?.drainingTimeoutSeconds ?? 30,
+      acme: input.ingress?.acme
+        ? {
+            email: input.ingress.acme.email,
+            solver: input.ingress.acme.solver ?? "http01",
+            staging: input.ingress.acme.staging ?? false,
+          }
+        : undefined,
     },
     monitoring: {
       backend,
@@ -286,7 +319,18 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       ...a,
       namespace: a.namespace ?? a.name,
       replicas: a.replicas ?? d.replicas,
-      expose: a.expose ? { host: a.expose.host, path: a.expose.path ?? "/" } : undefined,
+      expose: a.expose
+        ? {
+            host: a.expose.host,
+            path: a.expose.path ?? "/",
+            via: a.expose.via ?? (ingressKind === "none" ? [] : [ingressKind]),
+            // GKE's backend service default; long requests must say so.
+            timeoutSeconds: a.expose.timeoutSeconds ?? 30,
+            healthCheckPath: a.expose.healthCheckPath ?? "/",
+            stripPrefix: a.expose.stripPrefix ?? false,
+            methods: a.expose.methods,
+          }
+        : undefined,
     })),
   };
 }

@@ -1,8 +1,8 @@
-import type { PlatformConfig } from "./defaults";
+import type { AppExposure, PlatformConfig } from "./defaults";
 import type { ConfigProblem } from "./errors";
 import { showValue } from "./errors";
 import type { EnvironmentInput } from "./schema";
-import { gatewayApi } from "../versions";
+import { gatewayApi, gkeGatewayUnsupported } from "../versions";
 
 /**
  * Cross-field rules: combinations each field allows alone but the platform cannot build, or that GKE
@@ -284,6 +284,14 @@ function meshRules(input: EnvironmentInput, config: PlatformConfig): ConfigProbl
       fix: 'remove platform:mesh.dataplane, or set platform:mesh.kind to "istio"',
     });
   }
+  const t = input.mesh?.tracing;
+  if (t && (t.serviceAccount === undefined) !== (t.namespace === undefined)) {
+    problems.push({
+      path: cfg(`mesh.tracing.${t.serviceAccount === undefined ? "serviceAccount" : "namespace"}`),
+      problem: "is missing; the collector's mesh identity is its service account and namespace together",
+      fix: "set both platform:mesh.tracing.serviceAccount and platform:mesh.tracing.namespace, or neither",
+    });
+  }
   for (const key of ["previousTrustAnchor", "tracing"] as const) {
     if (input.mesh?.[key] !== undefined && config.mesh.kind !== "linkerd") {
       problems.push({
@@ -354,6 +362,13 @@ function crdRules(input: EnvironmentInput, config: PlatformConfig): ConfigProble
       fix: "remove platform:crds.gatewayApiBundleFile",
     });
   }
+  if (config.crds.prometheusOperator === "platform" && config.monitoring.backend !== "prometheus") {
+    problems.push({
+      path: cfg("crds.prometheusOperator"),
+      problem: `is "platform", but only the platform's Prometheus (monitoring.backend "prometheus") installs those CRDs; the backend is "${config.monitoring.backend}"`,
+      fix: 'remove platform:crds.prometheusOperator, or set platform:monitoring.backend to "prometheus"',
+    });
+  }
   if (input.monitoring?.prometheusUrl !== undefined && config.monitoring.backend !== "existing-prometheus") {
     problems.push({
       path: cfg("monitoring.prometheusUrl"),
@@ -375,7 +390,47 @@ function ingressRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
       fix: 'set platform:cluster.gatewayApi to "standard", or choose another ingress.kind',
     });
   }
-  if (input.ingress?.gatewayClass !== undefined && config.ingress.kind !== "gke-gateway") {
+  const usesGateway = config.ingress.kind === "gke-gateway" || config.apps.some((a) => a.expose?.via.includes("gke-gateway"));
+  const inClusterTls = config.apps.some((a) => a.expose?.via.some((v) => inCluster.has(v)));
+  const regional = config.ingress.gatewayClass !== "gke-l7-global-external-managed" && config.ingress.gatewayClass !== "gke-l7-gxlb";
+  const t = config.ingress.tls;
+  if (t.mode === "pre-shared" && t.certificates.length === 0) {
+    problems.push({
+      path: cfg("ingress.tls.certificates"),
+      problem: 'is empty, but tls.mode is "pre-shared"',
+      fix: "list the Compute SSL certificate names, or set platform:ingress.tls.mode to managed",
+    });
+  }
+  if (t.mode === "managed" && t.certificates.length > 0) {
+    problems.push({
+      path: cfg("ingress.tls.certificates"),
+      problem: 'is set, but tls.mode is "managed"; the platform creates the certificates',
+      fix: 'remove platform:ingress.tls.certificates, or set platform:ingress.tls.mode to "pre-shared"',
+    });
+  }
+  if (usesGateway && regional && t.mode === "managed") {
+    problems.push({
+      path: cfg("ingress.tls.mode"),
+      problem: `is "managed", but a regional Gateway (${config.ingress.gatewayClass}) cannot use load-balancer-authorized Google-managed certificates`,
+      allowed: '"pre-shared" with regional SSL certificates, or the global class gke-l7-global-external-managed',
+      fix: 'set platform:ingress.tls.mode to "pre-shared" with platform:ingress.tls.certificates',
+    });
+  }
+  if (usesGateway && config.ingress.gatewayClass === "gke-l7-rilb" && config.ingress.staticIp && config.cluster.mode === "existing") {
+    problems.push({
+      path: cfg("ingress.staticIp"),
+      problem: "is true, but an internal address is reserved in the cluster's subnet, which the platform does not know for an existing cluster",
+      fix: "set platform:ingress.staticIp to false (GKE assigns an internal address)",
+    });
+  }
+  if (config.ingress.acme && !inClusterTls) {
+    problems.push({
+      path: cfg("ingress.acme"),
+      problem: "is set, but no app is exposed through Traefik or ingress-nginx, which are what use it",
+      fix: "remove platform:ingress.acme",
+    });
+  }
+  if (input.ingress?.gatewayClass !== undefined && !usesGateway) {
     problems.push({
       path: cfg("ingress.gatewayClass"),
       problem: `is set, but ingress.kind is "${config.ingress.kind}"; the class applies to GKE Gateway only`,
@@ -398,14 +453,61 @@ function appRules(config: PlatformConfig): ConfigProblem[] {
       });
     }
     seen.add(key);
-    if (app.expose && config.ingress.kind === "none") {
+    if (app.expose) problems.push(...exposureRules(config, app.expose, `apps[${i}].expose`));
+  });
+  return problems;
+}
+
+const inCluster = new Set(["traefik", "ingress-nginx"]);
+
+function exposureRules(config: PlatformConfig, e: AppExposure, at: string): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (e.via.length === 0) {
+    problems.push({
+      path: cfg(at),
+      problem: 'is set, but ingress.kind is "none" and expose.via is empty, so nothing would route to it',
+      fix: `choose an ingress.kind, set platform:${at}.via, or remove the app's expose`,
+    });
+  }
+  for (const via of e.via) {
+    if (inCluster.has(via) && via !== config.ingress.kind) {
       problems.push({
-        path: cfg(`apps[${i}].expose`),
-        problem: 'is set, but ingress.kind is "none", so nothing would route to it',
-        fix: "choose an ingress.kind, or remove the app's expose",
+        path: cfg(`${at}.via`),
+        problem: `includes "${via}", but the environment's in-cluster controller is ingress.kind "${config.ingress.kind}"`,
+        allowed: `"${config.ingress.kind}" if it runs in the cluster, "gke-gateway", "gce-ingress"`,
+        fix: `set platform:ingress.kind to "${via}", or expose through another way`,
       });
     }
-  });
+    if (via === "gke-gateway" && config.cluster.gatewayApi !== "standard") {
+      problems.push({
+        path: cfg(`${at}.via`),
+        problem: 'includes "gke-gateway", but cluster.gatewayApi is disabled, so GKE runs no Gateway controller',
+        fix: 'set platform:cluster.gatewayApi to "standard"',
+      });
+    }
+    const google = via === "gke-gateway" ? "GKE Gateway" : via === "gce-ingress" ? "GCE Ingress" : undefined;
+    if (google && e.stripPrefix) {
+      problems.push({
+        path: cfg(`${at}.stripPrefix`),
+        problem: `is true, but ${google} cannot rewrite paths (${gkeGatewayUnsupported.pathRewrite.feature} is unsupported)`,
+        fix: gkeGatewayUnsupported.pathRewrite.alternative,
+      });
+    }
+    if (google && e.methods) {
+      problems.push({
+        path: cfg(`${at}.methods`),
+        problem: `is set, but ${google} cannot match methods (${gkeGatewayUnsupported.methodMatching.feature} is unsupported)`,
+        fix: `remove it and ${gkeGatewayUnsupported.methodMatching.alternative}`,
+      });
+    }
+    if (inCluster.has(via) && !config.ingress.acme) {
+      problems.push({
+        path: cfg("ingress.acme"),
+        problem: `is missing: ${via} serves ${e.host} over TLS with a certificate cert-manager gets from Let's Encrypt`,
+        fix: "set platform:ingress.acme.email (the ACME account's contact)",
+      });
+    }
+  }
   return problems;
 }
 

@@ -227,11 +227,43 @@ export const crdsSchema = z.strictObject({
   prometheusOperator: z.enum(crdOwnerDeclarations).optional(),
 });
 
+/** Ways an app can be exposed: the in-cluster controller of ingress.kind, or one of GKE's own load balancers. */
+export const exposurePaths = ["gke-gateway", "traefik", "ingress-nginx", "gce-ingress"] as const;
+export const httpMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+
 export const ingressSchema = z.strictObject({
   /** How traffic enters the cluster. @default gke-gateway */
   kind: z.enum(ingressKinds).optional(),
   /** GatewayClass of the shared Gateway. @default gke-l7-global-external-managed */
   gatewayClass: z.enum(gatewayClasses).optional(),
+  /**
+   * TLS on Google's load balancers: `managed` has the platform create a Google-managed certificate
+   * per exposed host (Certificate Manager for GKE Gateway, ManagedCertificate for GCE Ingress);
+   * `pre-shared` names existing Compute SSL certificates. @default managed
+   */
+  tls: z
+    .strictObject({
+      mode: z.enum(["managed", "pre-shared"]),
+      /** Compute SSL certificate names, with mode pre-shared. */
+      certificates: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
+  /** Reserve a static IP (NamedAddress) for the Gateway or GCE Ingress. @default true */
+  staticIp: z.boolean().optional(),
+  /** Lowest TLS version the load balancer accepts. @default TLS_1_2 */
+  minTlsVersion: z.enum(["TLS_1_2", "TLS_1_3"]).optional(),
+  /** Seconds a backend that left the load balancer keeps finishing in-flight requests. @default 30 */
+  drainingTimeoutSeconds: z.int().min(0).max(3600).optional(),
+  /** Let's Encrypt certificates for Traefik and ingress-nginx, through cert-manager. */
+  acme: z
+    .strictObject({
+      email: z.email(),
+      /** http01 through the ingress, or dns01 in Cloud DNS with Workload Identity. @default http01 */
+      solver: z.enum(["http01", "dns01"]).optional(),
+      /** Let's Encrypt's staging directory, for trying things out. @default false */
+      staging: z.boolean().optional(),
+    })
+    .optional(),
 });
 
 export const monitoringSchema = z.strictObject({
@@ -265,6 +297,16 @@ export const appSchema = z.strictObject({
         ),
       /** @default / */
       path: z.string().startsWith("/").optional(),
+      /** Which ways; list two during an Ingress-to-Gateway migration. @default [ingress.kind] */
+      via: z.array(z.enum(exposurePaths)).min(1).optional(),
+      /** Longest a request may take end to end. @default 30 */
+      timeoutSeconds: z.int().min(1).max(86400).optional(),
+      /** The app's readiness path, which load balancers health-check. @default / */
+      healthCheckPath: z.string().startsWith("/").optional(),
+      /** Remove `path` before the request reaches the app. @default false */
+      stripPrefix: z.boolean().optional(),
+      /** Only these methods are routed. @default all */
+      methods: z.array(z.enum(httpMethods)).min(1).optional(),
     })
     .optional(),
 });

@@ -81,12 +81,15 @@ export function crdOwners(config: PlatformConfig): CrdOwners {
     owners.gatewayApi = { kind: "platform", reason: "platform:cluster.gatewayApi is disabled" };
   }
 
-  if (config.mesh.kind !== "none") {
+  if (needsCertManager(config)) {
     owners.certManager = {
       kind: "chart",
       chart: "certManager",
-      reason: "mesh identity is issued by cert-manager",
+      reason: config.mesh.kind !== "none" ? "mesh identity is issued by cert-manager" : "ingress certificates come from cert-manager",
     };
+  }
+  if (config.ingress.kind === "traefik") {
+    owners.traefik = { kind: "chart", chart: "traefik", reason: "platform:ingress.kind is traefik" };
   }
   if (config.mesh.kind === "linkerd") {
     owners.trustManager = {
@@ -119,6 +122,11 @@ export function crdOwners(config: PlatformConfig): CrdOwners {
     owners.prometheusOperator = { kind: "pre-installed", reason: "an existing Prometheus Operator" };
   }
   return owners;
+}
+
+/** cert-manager issues mesh identity, and certificates for hosts served by Traefik or ingress-nginx. */
+export function needsCertManager(config: PlatformConfig): boolean {
+  return config.mesh.kind !== "none" || config.ingress.kind === "traefik" || config.ingress.kind === "ingress-nginx";
 }
 
 /** The chart that owns a family, if a chart does. */
@@ -160,7 +168,9 @@ export function crdClaims(chart: ChartName, values: Readonly<Record<string, unkn
   const flag = (path: string, fallback: boolean): boolean => {
     let cur: unknown = values;
     for (const p of path.split(".")) cur = (cur as Record<string, unknown> | undefined)?.[p];
-    return typeof cur === "boolean" ? cur : fallback;
+    // Helm's `if`: a non-empty string is true, so "false" would install; only unset falls back.
+    if (cur === undefined || cur === null) return fallback;
+    return typeof cur === "string" ? cur.length > 0 : Boolean(cur);
   };
   switch (chart) {
     case "linkerdCrds": {
@@ -177,6 +187,9 @@ export function crdClaims(chart: ChartName, values: Readonly<Record<string, unkn
       return flag("crds.enabled", true) ? ["prometheusOperator"] : [];
     case "istioBase":
       return flag("base.enableCRDTemplates", true) ? ["istio"] : [];
+    case "traefik":
+      // Its crds/ directory: Traefik's own CRDs only from chart 40.2.0 on (no Gateway API).
+      return ["traefik"];
     default:
       return [];
   }

@@ -47,9 +47,20 @@ export class Certificate extends ApiObject {
   }
 }
 
+export interface AcmeSolver {
+  readonly http01?: { readonly ingress: { readonly ingressClassName: string } };
+  readonly dns01?: { readonly cloudDNS: { readonly project: string } };
+}
+
 export interface ClusterIssuerSpec {
   readonly selfSigned?: Record<string, never>;
   readonly ca?: { readonly secretName: string };
+  readonly acme?: {
+    readonly server: string;
+    readonly email: string;
+    readonly privateKeySecretRef: { readonly name: string };
+    readonly solvers: readonly AcmeSolver[];
+  };
 }
 
 export class ClusterIssuer extends ApiObject {
@@ -108,6 +119,7 @@ export interface RelabelConfig {
 
 export interface PodMetricsEndpoint {
   readonly port?: string;
+  readonly honorTimestamps?: boolean;
   readonly path?: string;
   readonly interval?: string;
   readonly scrapeTimeout?: string;

@@ -3,3 +3,7 @@ export * from "./linkerdIdentity";
 export * from "./linkerdMonitors";
 export * from "./meshWorkloads";
 export * from "./namespaces";
+export * from "./exposure";
+export * from "./ingressResources";
+export * from "./sharedGateway";
+export * from "./acmeIssuer";

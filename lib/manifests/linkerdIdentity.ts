@@ -42,10 +42,11 @@ export class LinkerdTrustAnchor extends Construct {
         issuerRef: { name: linkerdIdentityNames.rootIssuer, kind: "ClusterIssuer", group: "cert-manager.io" },
         isCA: true,
         commonName: `root.linkerd.${domain}`,
-        // Ten years: rotating the anchor means distributing old and new together (docs/linkerd.md), so it is rare and deliberate.
+        // Ten years. Renewal keeps the key (rotationPolicy Never), so certificates under the old anchor
+        // still verify; a new key is a deliberate rotation with both anchors distributed (docs/linkerd.md).
         duration: "87600h0m0s",
         renewBefore: "8760h0m0s",
-        privateKey: { algorithm: "ECDSA", size: 256, rotationPolicy: "Always" },
+        privateKey: { algorithm: "ECDSA", size: 256, rotationPolicy: "Never" },
       },
     });
     new ClusterIssuer(this, "identity-issuer", {

@@ -11,6 +11,8 @@ export interface LinkerdMonitorsProps {
   readonly selectorLabels: Record<string, string>;
   /** Linkerd recommends 10s (2-edge/tasks/external-prometheus.md). @default 10s */
   readonly interval?: string;
+  /** Extension namespaces whose control-plane components are scraped too, e.g. linkerd-viz. @default none */
+  readonly extensionNamespaces?: readonly string[];
 }
 
 /** Keeps the control-plane admin ports (`dest-admin`, `ident-admin`, ...), never the proxies' `linkerd-admin`. */
@@ -32,7 +34,10 @@ export class LinkerdMonitors extends Construct {
         namespace: ns,
         labels: { "linkerd.io/control-plane-ns": ns, ...props.selectorLabels },
       });
-      const endpoint = (relabelings: RelabelConfig[]) => [{ interval, scrapeTimeout: interval, relabelings }];
+      // honorTimestamps false, as the chart: scrape time, so restarted pods' samples are not dropped as duplicates.
+      const endpoint = (relabelings: RelabelConfig[]) => [
+        { interval, scrapeTimeout: interval, honorTimestamps: false, relabelings },
+      ];
       const dropProxyAdmin: RelabelConfig = {
         sourceLabels: ["__meta_kubernetes_pod_container_port_name"],
         action: "drop",
@@ -46,6 +51,7 @@ export class LinkerdMonitors extends Construct {
       new PodMonitor(this, "controller", {
         metadata: metadata("linkerd-controller"),
         spec: {
+          // The chart's default namespaceSelector: the control plane and linkerd-viz.
           namespaceSelector: { matchNames: [ns, "linkerd-viz"] },
           selector: { matchLabels: {} },
           podMetricsEndpoints: endpoint([
@@ -89,15 +95,18 @@ export class LinkerdMonitors extends Construct {
       return;
     }
 
-    // Managed Service for Prometheus scrapes by port name; one endpoint per control-plane admin port.
-    new PodMonitoring(this, "controller", {
-      metadata: { name: "linkerd-controller", namespace: ns },
-      spec: {
-        selector: { matchExpressions: [{ key: "linkerd.io/control-plane-component", operator: "Exists" }] },
-        endpoints: linkerdFacts.controlPlaneAdminPorts.map((port) => ({ port, interval })),
-        targetLabels: { metadata: ["pod", "container"] },
-      },
-    });
+    // Managed Service for Prometheus scrapes by port name (one endpoint per admin port) and cannot map
+    // pod labels as the PodMonitor's labelmap rules do; PodMonitoring selects only in its own namespace.
+    for (const namespace of [ns, ...(props.extensionNamespaces ?? [])]) {
+      new PodMonitoring(this, `controller-${namespace}`, {
+        metadata: { name: "linkerd-controller", namespace },
+        spec: {
+          selector: { matchExpressions: [{ key: "linkerd.io/control-plane-component", operator: "Exists" }] },
+          endpoints: linkerdFacts.controlPlaneAdminPorts.map((port) => ({ port, interval })),
+          targetLabels: { metadata: ["pod", "container"] },
+        },
+      });
+    }
     new ClusterPodMonitoring(this, "service-mirror", {
       metadata: { name: "linkerd-multicluster-controller" },
       spec: {

@@ -30,8 +30,7 @@ export interface PlatformNamespaceProps {
 
 /**
  * A namespace with Pod Security labels always set and, when meshed, the mesh's injection labels or
- * annotations for the pinned versions. Violations of `restricted` are always warned and audited,
- * even where a weaker level is enforced.
+ * annotations for the pinned versions.
  */
 export class PlatformNamespace extends ApiObject {
   readonly namespaceName: string;
@@ -56,9 +55,12 @@ export class PlatformNamespace extends ApiObject {
 export function podSecurityLabels(enforce: PodSecurityLevel): Record<string, string> {
   return {
     "pod-security.kubernetes.io/enforce": enforce,
-    // Whatever is enforced, what falls short of `restricted` shows up in kubectl warnings and audit logs.
-    "pod-security.kubernetes.io/warn": "restricted",
-    "pod-security.kubernetes.io/audit": "restricted",
+    // Below restricted, what falls short of it shows up in kubectl warnings and audit logs. Not where
+    // privileged is enforced: every pod there needs it (a mesh init container, node agents), so
+    // warnings would only teach people to ignore them.
+    ...(enforce === "privileged"
+      ? {}
+      : { "pod-security.kubernetes.io/warn": "restricted", "pod-security.kubernetes.io/audit": "restricted" }),
   };
 }
 

@@ -70,7 +70,7 @@ export class Platform extends pulumi.ComponentResource {
     if (config.monitoring.backend === "prometheus") {
       this.prometheus = new Prometheus(
         `${name}-prometheus`,
-        { owners: this.crdOwners, mesh, provider },
+        { owners: this.crdOwners, mesh, autopilot: config.cluster.mode === "autopilot", provider },
         child,
       );
     }

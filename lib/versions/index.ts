@@ -1,2 +1,3 @@
 export * from "./charts";
+export * from "./gke";
 export * from "./linkerd";

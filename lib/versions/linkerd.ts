@@ -22,6 +22,6 @@ export const linkerdFacts = {
   trustRootsKey: "ca-bundle.crt",
   /** kubernetes.io/tls Secret the chart reads with identity.issuer.scheme=kubernetes.io/tls. */
   issuerSecret: "linkerd-identity-issuer",
-  /** Labels and annotation the chart gives its namespace when the CLI installs it (templates/namespace.yaml). */
+  /** The label that marks the control-plane namespace (templates/namespace.yaml), which the trust roots Bundle targets. */
   controlPlaneNamespaceLabel: "linkerd.io/is-control-plane",
 } as const;

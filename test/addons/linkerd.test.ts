@@ -87,7 +87,8 @@ describe("Linkerd with cert-manager, dev", () => {
   test("cert-manager and trust-manager own and keep their CRDs", () => {
     expect(values(release(result, "cert-manager"))).toEqual({ crds: { enabled: true, keep: true } });
     expect(values(release(result, "trust-manager"))).toEqual({
-      app: { trust: { namespace: "cert-manager" } },
+      // 10250: a private control plane reaches nodes only on 443 and 10250.
+      app: { trust: { namespace: "cert-manager" }, webhook: { port: 10250 } },
       crds: { enabled: true, keep: true },
     });
   });
@@ -150,11 +151,24 @@ describe("options", () => {
     });
   });
 
-  test("Autopilot: cert-manager elects its leader in its own namespace", async () => {
-    const result = await renderPlatform({ cluster: { mode: "autopilot" }, mesh: { kind: "linkerd" } });
+  test("Autopilot: cert-manager elects its leader in its own namespace; no node-exporter", async () => {
+    const result = await renderPlatform({
+      cluster: { mode: "autopilot" },
+      mesh: { kind: "linkerd" },
+      monitoring: { backend: "prometheus" },
+    });
     expect(values(release(result, "cert-manager"))).toMatchObject({
       global: { leaderElection: { namespace: "cert-manager" } },
     });
+    expect(values(release(result, "kube-prometheus-stack"))).toMatchObject({
+      nodeExporter: { enabled: false },
+    });
+  });
+
+  test("namespaces that hold retained releases are retained too", async () => {
+    const result = await renderPlatform({ mesh: { kind: "linkerd" }, monitoring: { backend: "prometheus" } });
+    const retained = (n: string) => object(result, "Namespace", n).options.retainOnDelete;
+    expect(["cert-manager", "linkerd", "monitoring"].map(retained)).toEqual([true, true, true]);
   });
 
   test("dashboard: linkerd-viz reads the stack's Prometheus, not its own", async () => {

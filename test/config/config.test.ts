@@ -259,6 +259,24 @@ describe("cross-field rules", () => {
     ).toEqual(["platform:cluster.nodePools[0].minNodes"]);
   });
 
+  test("tracing names the collector's identity completely or not at all", () => {
+    expect(
+      pathsOf(
+        input({
+          mesh: { kind: "linkerd", tracing: { collectorEndpoint: "otel.t:4317", serviceAccount: "otel" } },
+        }),
+      ),
+    ).toEqual(["platform:mesh.tracing.namespace"]);
+  });
+
+  test("crds.prometheusOperator platform only with the platform's Prometheus", () => {
+    expect(
+      pathsOf(
+        input({ monitoring: { backend: "managed-prometheus" }, crds: { prometheusOperator: "platform" } }),
+      ),
+    ).toEqual(["platform:crds.prometheusOperator"]);
+  });
+
   test("mesh and ingress settings that the chosen kind ignores are rejected", () => {
     expect(pathsOf(input({ mesh: { kind: "linkerd", dataplane: "ambient" } }))).toEqual([
       "platform:mesh.dataplane",

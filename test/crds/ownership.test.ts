@@ -73,6 +73,8 @@ describe("final values are checked against ownership", () => {
     [{ installGatewayAPI: true }],
     [{ installGatewayAPI: true, enableHttpRoutes: false, enableTlsRoutes: false }],
     [{ enableTcpRoutes: true, installGatewayAPI: false }],
+    // Helm's `if` treats any non-empty string as true.
+    [{ installGatewayAPI: false, enableHttpRoutes: "false" }],
   ])("linkerd-crds with %j would install Gateway API CRDs while GKE owns them: refused", (values) => {
     expect(() => checkCrdClaims(owners, [{ release: "linkerd-crds", chart: "linkerdCrds", values }])).toThrow(
       /Gateway API CRDs .* two owners: GKE \(platform:cluster.gatewayApi is standard\) and Helm release linkerd-crds/,

@@ -1,0 +1,162 @@
+import * as gcp from "@pulumi/gcp";
+import * as pulumi from "@pulumi/pulumi";
+
+export interface EdgeArgs {
+  readonly project: string;
+  readonly region: string;
+  /** Prefix of every name, usually the cluster name. */
+  readonly prefix: string;
+  readonly minTlsVersion: "TLS_1_2" | "TLS_1_3";
+  /** The shared GKE Gateway, when any app is exposed through it. */
+  readonly gateway?: {
+    readonly gatewayClass: string;
+    readonly staticIp: boolean;
+    /** Hosts that get a Google-managed Certificate Manager certificate (tls mode managed). */
+    readonly managedHosts: readonly string[];
+    /** The cluster's subnet, for an internal (gke-l7-rilb) address. */
+    readonly subnetId?: pulumi.Input<string>;
+  };
+  /** GCE Ingress apps (namespace/name), each with its own static IP when `staticIp`. */
+  readonly gceIngress?: { readonly apps: readonly string[]; readonly staticIp: boolean };
+  /** A Google service account for cert-manager's DNS-01 solver, bound through Workload Identity. */
+  readonly dns01?: { readonly certManagerNamespace: string; readonly certManagerServiceAccount: string };
+}
+
+const globalClasses = new Set(["gke-l7-global-external-managed", "gke-l7-gxlb"]);
+
+/** A GCP resource name: lowercase letters, digits and '-', at most 63 characters. */
+export function gcpName(...parts: string[]): string {
+  return parts
+    .join("-")
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/-+/g, "-")
+    .slice(0, 63)
+    .replace(/-+$/, "");
+}
+
+/**
+ * What Google's load balancers need outside the cluster: SSL policies (TLS 1.2 or newer, MODERN
+ * ciphers), the Gateway's reserved address, Google-managed certificates per host, static IPs for
+ * GCE Ingresses, and cert-manager's DNS-01 identity. Names are fixed, so the in-cluster objects
+ * refer to them by name; `resources` lists everything those objects must wait for.
+ */
+export class Edge extends pulumi.ComponentResource {
+  /** Global SSL policy (global Gateway classes and GCE Ingress). */
+  readonly globalSslPolicy?: string;
+  /** The SSL policy the Gateway uses (regional for regional classes). */
+  readonly gatewaySslPolicy?: string;
+  readonly gatewayAddressName?: string;
+  readonly gatewayCertificates: readonly string[] = [];
+  readonly gatewayAddress?: pulumi.Output<string>;
+  readonly gceAddressNames: ReadonlyMap<string, string> = new Map();
+  readonly dns01ServiceAccount?: pulumi.Output<string>;
+  readonly resources: readonly pulumi.Resource[];
+
+  constructor(name: string, args: EdgeArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("gke-mesh-platform:gcp:Edge", name, {}, opts);
+    const parent = { parent: this };
+    const resources: pulumi.Resource[] = [];
+    const project = args.project;
+    const gw = args.gateway;
+    const regionalGateway = gw !== undefined && !globalClasses.has(gw.gatewayClass);
+    // MODERN: TLS 1.2+ with forward-secret AEAD ciphers only (Google's recommended profile).
+    const policy = { profile: "MODERN", minTlsVersion: args.minTlsVersion, project };
+
+    if ((gw && !regionalGateway) || args.gceIngress) {
+      this.globalSslPolicy = gcpName(args.prefix, "tls");
+      resources.push(new gcp.compute.SSLPolicy(`${name}-tls`, { name: this.globalSslPolicy, ...policy }, parent));
+    }
+    if (gw) {
+      if (regionalGateway) {
+        this.gatewaySslPolicy = gcpName(args.prefix, "tls", args.region);
+        resources.push(
+          new gcp.compute.RegionSslPolicy(
+            `${name}-tls-regional`,
+            { name: this.gatewaySslPolicy, region: args.region, ...policy },
+            parent,
+          ),
+        );
+      } else {
+        this.gatewaySslPolicy = this.globalSslPolicy;
+      }
+      if (gw.staticIp) {
+        this.gatewayAddressName = gcpName(args.prefix, "gateway");
+        const address =
+          gw.gatewayClass === "gke-l7-rilb"
+            ? new gcp.compute.Address(
+                `${name}-gateway-ip`,
+                {
+                  name: this.gatewayAddressName,
+                  project,
+                  region: args.region,
+                  addressType: "INTERNAL",
+                  subnetwork: gw.subnetId,
+                  // Internal Application Load Balancers share their VIP through this purpose.
+                  purpose: "SHARED_LOADBALANCER_VIP",
+                },
+                parent,
+              )
+            : regionalGateway
+              ? new gcp.compute.Address(
+                  `${name}-gateway-ip`,
+                  { name: this.gatewayAddressName, project, region: args.region, addressType: "EXTERNAL" },
+                  parent,
+                )
+              : new gcp.compute.GlobalAddress(`${name}-gateway-ip`, { name: this.gatewayAddressName, project }, parent);
+        this.gatewayAddress = address.address;
+        resources.push(address);
+      }
+      this.gatewayCertificates = gw.managedHosts.map((host) => {
+        const certName = gcpName(args.prefix, host.replace(/\./g, "-"));
+        // Load-balancer-authorized: Google issues and renews it once DNS points the host at the Gateway.
+        resources.push(
+          new gcp.certificatemanager.Certificate(
+            `${name}-cert-${certName}`,
+            { name: certName, project, scope: "DEFAULT", managed: { domains: [host] } },
+            parent,
+          ),
+        );
+        return certName;
+      });
+    }
+
+    if (args.gceIngress?.staticIp) {
+      const names = new Map<string, string>();
+      for (const app of args.gceIngress.apps) {
+        const addressName = gcpName(args.prefix, app.replace("/", "-"));
+        resources.push(new gcp.compute.GlobalAddress(`${name}-${addressName}`, { name: addressName, project }, parent));
+        names.set(app, addressName);
+      }
+      this.gceAddressNames = names;
+    }
+
+    if (args.dns01) {
+      const account = new gcp.serviceaccount.Account(
+        `${name}-dns01`,
+        { project, accountId: gcpName(args.prefix, "dns01").slice(0, 30).replace(/-+$/, ""), displayName: "cert-manager DNS-01" },
+        parent,
+      );
+      // cert-manager writes only TXT records for ACME challenges, but Cloud DNS has no narrower predefined role.
+      const role = new gcp.projects.IAMMember(
+        `${name}-dns01-dns-admin`,
+        { project, role: "roles/dns.admin", member: account.member },
+        parent,
+      );
+      const wi = new gcp.serviceaccount.IAMMember(
+        `${name}-dns01-workload-identity`,
+        {
+          serviceAccountId: account.name,
+          role: "roles/iam.workloadIdentityUser",
+          member: `serviceAccount:${project}.svc.id.goog[${args.dns01.certManagerNamespace}/${args.dns01.certManagerServiceAccount}]`,
+        },
+        parent,
+      );
+      this.dns01ServiceAccount = account.email;
+      resources.push(account, role, wi);
+    }
+
+    this.resources = resources;
+    this.registerOutputs({ gatewayAddress: this.gatewayAddress, dns01ServiceAccount: this.dns01ServiceAccount });
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Facts about GKE's load balancer controllers that the platform's objects must match. Sources:
+ * kubernetes/ingress-gce acbcf5d6 (pkg/annotations, pkg/negannotation) and the GKE Gateway
+ * conformance reports in kubernetes-sigs/gateway-api v1.6.1 (conformance/reports/v1.5/gke-gateway).
+ */
+export const gkeAnnotations = {
+  /** NEG request on a Service: `{"ingress":true}` for GCE Ingress, `{"exposed_ports":{...}}` for standalone NEGs (GKE Gateway). */
+  neg: "cloud.google.com/neg",
+  /** BackendConfig for a Service's ports: `{"default":"<name>"}`. */
+  backendConfig: "cloud.google.com/backend-config",
+  ingressClass: "kubernetes.io/ingress.class",
+  globalStaticIp: "kubernetes.io/ingress.global-static-ip-name",
+  frontendConfig: "networking.gke.io/v1beta1.FrontendConfig",
+  managedCertificates: "networking.gke.io/managed-certificates",
+  preSharedCert: "ingress.gcp.kubernetes.io/pre-shared-cert",
+  /** Listener tls.options keys on a GKE Gateway. */
+  gatewayPreSharedCerts: "networking.gke.io/pre-shared-certs",
+  gatewayCertManagerCerts: "networking.gke.io/cert-manager-certs",
+} as const;
+
+/**
+ * HTTPRoute features GKE Gateway does not implement (unsupported in every GKE conformance report,
+ * v1.3.0 to v1.5.0), with what to use on GKE instead. The exposure API refuses them on GKE Gateway.
+ */
+export const gkeGatewayUnsupported = {
+  pathRewrite: {
+    feature: "HTTPRoutePathRewrite",
+    alternative: "serve the app under its path prefix (GKE keeps the path), or expose it through Traefik, which strips prefixes",
+  },
+  methodMatching: {
+    feature: "HTTPRouteMethodMatching",
+    alternative: "check methods in the app or with Cloud Armor (GCPBackendPolicy securityPolicy)",
+  },
+  requestTimeout: {
+    feature: "HTTPRouteRequestTimeout",
+    alternative: "GCPBackendPolicy timeoutSec, which the platform sets from expose.timeoutSeconds",
+  },
+} as const;
