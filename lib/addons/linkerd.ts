@@ -137,7 +137,8 @@ export class Linkerd extends pulumi.ComponentResource {
       });
     }
     const namespaces = new Map([...retained, ...deployChart(`${name}-ns`, nsChart, base)]);
-    const ns = (n: string) => namespaces.get(objectKey({ kind: "Namespace", metadata: { name: n } })) as pulumi.Resource;
+    const ns = (n: string) =>
+      namespaces.get(objectKey({ kind: "Namespace", metadata: { name: n } })) as pulumi.Resource;
 
     this.crds = pinnedRelease({
       ...base,
@@ -224,7 +225,9 @@ export class Linkerd extends pulumi.ComponentResource {
         ...base,
         dependsOn: args.monitoring.crdOwner ? [args.monitoring.crdOwner] : [],
         namespaces: new Map(
-          [linkerdNamespace, ...(args.dashboard ? [linkerdVizNamespace] : [])].map((n) => [n, ns(n)] as const),
+          [linkerdNamespace, ...(args.dashboard ? [linkerdVizNamespace] : [])].map(
+            (n) => [n, ns(n)] as const,
+          ),
         ),
       });
     }

@@ -34,7 +34,9 @@ export class Prometheus extends pulumi.ComponentResource {
       podSecurity: "privileged",
     });
     // Retained like the release that owns the Prometheus Operator CRDs.
-    const ns = [...deployChart(name, chart, { provider: args.provider, parent: this, retainOnDelete: true }).values()];
+    const ns = [
+      ...deployChart(name, chart, { provider: args.provider, parent: this, retainOnDelete: true }).values(),
+    ];
     this.release = pinnedRelease({
       chart: "kubePrometheusStack",
       name: prometheusReleaseName,

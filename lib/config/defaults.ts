@@ -98,7 +98,11 @@ export interface PlatformConfig {
     readonly staticIp: boolean;
     readonly minTlsVersion: "TLS_1_2" | "TLS_1_3";
     readonly drainingTimeoutSeconds: number;
-    readonly acme?: { readonly email: string; readonly solver: "http01" | "dns01"; readonly staging: boolean };
+    readonly acme?: {
+      readonly email: string;
+      readonly solver: "http01" | "dns01";
+      readonly staging: boolean;
+    };
   };
   readonly monitoring: {
     readonly backend: (typeof monitoringBackends)[number];
@@ -292,7 +296,10 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       kind: ingressKind,
       gatewayClass: input.ingress?.gatewayClass ?? "gke-l7-global-external-managed",
       // Google-managed certificates renew themselves; nothing to rotate or leak.
-      tls: { mode: input.ingress?.tls?.mode ?? "managed", certificates: input.ingress?.tls?.certificates ?? [] },
+      tls: {
+        mode: input.ingress?.tls?.mode ?? "managed",
+        certificates: input.ingress?.tls?.certificates ?? [],
+      },
       // A stable address DNS can point at across Gateway re-creations.
       staticIp: input.ingress?.staticIp ?? true,
       // TLS 1.0 and 1.1 are deprecated (RFC 8996).

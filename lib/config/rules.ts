@@ -390,9 +390,12 @@ function ingressRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
       fix: 'set platform:cluster.gatewayApi to "standard", or choose another ingress.kind',
     });
   }
-  const usesGateway = config.ingress.kind === "gke-gateway" || config.apps.some((a) => a.expose?.via.includes("gke-gateway"));
+  const usesGateway =
+    config.ingress.kind === "gke-gateway" || config.apps.some((a) => a.expose?.via.includes("gke-gateway"));
   const inClusterTls = config.apps.some((a) => a.expose?.via.some((v) => inCluster.has(v)));
-  const regional = config.ingress.gatewayClass !== "gke-l7-global-external-managed" && config.ingress.gatewayClass !== "gke-l7-gxlb";
+  const regional =
+    config.ingress.gatewayClass !== "gke-l7-global-external-managed" &&
+    config.ingress.gatewayClass !== "gke-l7-gxlb";
   const t = config.ingress.tls;
   if (t.mode === "pre-shared" && t.certificates.length === 0) {
     problems.push({
@@ -412,14 +415,21 @@ function ingressRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
     problems.push({
       path: cfg("ingress.tls.mode"),
       problem: `is "managed", but a regional Gateway (${config.ingress.gatewayClass}) cannot use load-balancer-authorized Google-managed certificates`,
-      allowed: '"pre-shared" with regional SSL certificates, or the global class gke-l7-global-external-managed',
+      allowed:
+        '"pre-shared" with regional SSL certificates, or the global class gke-l7-global-external-managed',
       fix: 'set platform:ingress.tls.mode to "pre-shared" with platform:ingress.tls.certificates',
     });
   }
-  if (usesGateway && config.ingress.gatewayClass === "gke-l7-rilb" && config.ingress.staticIp && config.cluster.mode === "existing") {
+  if (
+    usesGateway &&
+    config.ingress.gatewayClass === "gke-l7-rilb" &&
+    config.ingress.staticIp &&
+    config.cluster.mode === "existing"
+  ) {
     problems.push({
       path: cfg("ingress.staticIp"),
-      problem: "is true, but an internal address is reserved in the cluster's subnet, which the platform does not know for an existing cluster",
+      problem:
+        "is true, but an internal address is reserved in the cluster's subnet, which the platform does not know for an existing cluster",
       fix: "set platform:ingress.staticIp to false (GKE assigns an internal address)",
     });
   }
@@ -481,7 +491,8 @@ function exposureRules(config: PlatformConfig, e: AppExposure, at: string): Conf
     if (via === "gke-gateway" && config.cluster.gatewayApi !== "standard") {
       problems.push({
         path: cfg(`${at}.via`),
-        problem: 'includes "gke-gateway", but cluster.gatewayApi is disabled, so GKE runs no Gateway controller',
+        problem:
+          'includes "gke-gateway", but cluster.gatewayApi is disabled, so GKE runs no Gateway controller',
         fix: 'set platform:cluster.gatewayApi to "standard"',
       });
     }

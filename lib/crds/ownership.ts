@@ -85,7 +85,10 @@ export function crdOwners(config: PlatformConfig): CrdOwners {
     owners.certManager = {
       kind: "chart",
       chart: "certManager",
-      reason: config.mesh.kind !== "none" ? "mesh identity is issued by cert-manager" : "ingress certificates come from cert-manager",
+      reason:
+        config.mesh.kind !== "none"
+          ? "mesh identity is issued by cert-manager"
+          : "ingress certificates come from cert-manager",
     };
   }
   if (config.ingress.kind === "traefik") {
@@ -126,7 +129,11 @@ export function crdOwners(config: PlatformConfig): CrdOwners {
 
 /** cert-manager issues mesh identity, and certificates for hosts served by Traefik or ingress-nginx. */
 export function needsCertManager(config: PlatformConfig): boolean {
-  return config.mesh.kind !== "none" || config.ingress.kind === "traefik" || config.ingress.kind === "ingress-nginx";
+  return (
+    config.mesh.kind !== "none" ||
+    config.ingress.kind === "traefik" ||
+    config.ingress.kind === "ingress-nginx"
+  );
 }
 
 /** The chart that owns a family, if a chart does. */

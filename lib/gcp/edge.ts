@@ -65,7 +65,9 @@ export class Edge extends pulumi.ComponentResource {
 
     if ((gw && !regionalGateway) || args.gceIngress) {
       this.globalSslPolicy = gcpName(args.prefix, "tls");
-      resources.push(new gcp.compute.SSLPolicy(`${name}-tls`, { name: this.globalSslPolicy, ...policy }, parent));
+      resources.push(
+        new gcp.compute.SSLPolicy(`${name}-tls`, { name: this.globalSslPolicy, ...policy }, parent),
+      );
     }
     if (gw) {
       if (regionalGateway) {
@@ -103,7 +105,11 @@ export class Edge extends pulumi.ComponentResource {
                   { name: this.gatewayAddressName, project, region: args.region, addressType: "EXTERNAL" },
                   parent,
                 )
-              : new gcp.compute.GlobalAddress(`${name}-gateway-ip`, { name: this.gatewayAddressName, project }, parent);
+              : new gcp.compute.GlobalAddress(
+                  `${name}-gateway-ip`,
+                  { name: this.gatewayAddressName, project },
+                  parent,
+                );
         this.gatewayAddress = address.address;
         resources.push(address);
       }
@@ -125,7 +131,9 @@ export class Edge extends pulumi.ComponentResource {
       const names = new Map<string, string>();
       for (const app of args.gceIngress.apps) {
         const addressName = gcpName(args.prefix, app.replace("/", "-"));
-        resources.push(new gcp.compute.GlobalAddress(`${name}-${addressName}`, { name: addressName, project }, parent));
+        resources.push(
+          new gcp.compute.GlobalAddress(`${name}-${addressName}`, { name: addressName, project }, parent),
+        );
         names.set(app, addressName);
       }
       this.gceAddressNames = names;
@@ -134,7 +142,11 @@ export class Edge extends pulumi.ComponentResource {
     if (args.dns01) {
       const account = new gcp.serviceaccount.Account(
         `${name}-dns01`,
-        { project, accountId: gcpName(args.prefix, "dns01").slice(0, 30).replace(/-+$/, ""), displayName: "cert-manager DNS-01" },
+        {
+          project,
+          accountId: gcpName(args.prefix, "dns01").slice(0, 30).replace(/-+$/, ""),
+          displayName: "cert-manager DNS-01",
+        },
         parent,
       );
       // cert-manager writes only TXT records for ACME challenges, but Cloud DNS has no narrower predefined role.
@@ -157,6 +169,9 @@ export class Edge extends pulumi.ComponentResource {
     }
 
     this.resources = resources;
-    this.registerOutputs({ gatewayAddress: this.gatewayAddress, dns01ServiceAccount: this.dns01ServiceAccount });
+    this.registerOutputs({
+      gatewayAddress: this.gatewayAddress,
+      dns01ServiceAccount: this.dns01ServiceAccount,
+    });
   }
 }

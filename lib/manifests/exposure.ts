@@ -76,7 +76,9 @@ export function negAnnotation(via: readonly ExposurePath[], port: number): strin
 export function serviceAnnotations(e: Exposure): Record<string, string> {
   return {
     [gkeAnnotations.neg]: negAnnotation(e.via, e.port),
-    ...(e.via.includes("gce-ingress") ? { [gkeAnnotations.backendConfig]: JSON.stringify({ default: e.name }) } : {}),
+    ...(e.via.includes("gce-ingress")
+      ? { [gkeAnnotations.backendConfig]: JSON.stringify({ default: e.name }) }
+      : {}),
   };
 }
 
@@ -134,7 +136,12 @@ function gkeGatewayObjects(scope: Construct, e: Exposure, edge: Edge): void {
       parentRefs: [{ name: edge.gateway.name, namespace: edge.gateway.namespace, sectionName: "https" }],
       hostnames: [e.host],
       // No rules[].timeouts: GKE does not implement them; GCPBackendPolicy.timeoutSec below does the job.
-      rules: [{ matches: [{ path: { type: "PathPrefix", value: e.path } }], backendRefs: [{ name: e.name, port: e.port }] }],
+      rules: [
+        {
+          matches: [{ path: { type: "PathPrefix", value: e.path } }],
+          backendRefs: [{ name: e.name, port: e.port }],
+        },
+      ],
     },
   });
   healthCheckPolicy(scope, "gateway-health", {
@@ -147,7 +154,14 @@ function gkeGatewayObjects(scope: Construct, e: Exposure, edge: Edge): void {
         healthyThreshold: 2,
         unhealthyThreshold: 2,
         // GKE's CRD allows `port` only with USE_FIXED_PORT (CEL rule); the readiness path decides health.
-        config: { type: "HTTP", httpHealthCheck: { portSpecification: "USE_FIXED_PORT", port: e.port, requestPath: e.healthCheckPath } },
+        config: {
+          type: "HTTP",
+          httpHealthCheck: {
+            portSpecification: "USE_FIXED_PORT",
+            port: e.port,
+            requestPath: e.healthCheckPath,
+          },
+        },
       },
     },
   });
@@ -167,10 +181,15 @@ function gkeGatewayObjects(scope: Construct, e: Exposure, edge: Edge): void {
 /** A cert-manager Certificate for the host, from the ACME ClusterIssuer. */
 function tlsCertificate(scope: Construct, e: Exposure, edge: Edge): string {
   const secretName = `${e.name}-tls`;
-  if (!edge.acmeIssuer) throw new Error(`exposing ${e.name} through an in-cluster ingress needs an ACME issuer`);
+  if (!edge.acmeIssuer)
+    throw new Error(`exposing ${e.name} through an in-cluster ingress needs an ACME issuer`);
   new Certificate(scope, "certificate", {
     metadata: meta(e, secretName),
-    spec: { secretName, dnsNames: [e.host], issuerRef: { name: edge.acmeIssuer, kind: "ClusterIssuer", group: "cert-manager.io" } },
+    spec: {
+      secretName,
+      dnsNames: [e.host],
+      issuerRef: { name: edge.acmeIssuer, kind: "ClusterIssuer", group: "cert-manager.io" },
+    },
   });
   return secretName;
 }
@@ -184,7 +203,10 @@ function traefikObjects(scope: Construct, e: Exposure, edge: Edge): void {
   const secretName = tlsCertificate(scope, e, edge);
   const middlewares: { name: string }[] = [];
   if (e.stripPrefix && e.path !== "/") {
-    middleware(scope, "strip-prefix", { metadata: meta(e, `${e.name}-strip-prefix`), spec: { stripPrefix: { prefixes: [e.path] } } });
+    middleware(scope, "strip-prefix", {
+      metadata: meta(e, `${e.name}-strip-prefix`),
+      spec: { stripPrefix: { prefixes: [e.path] } },
+    });
     middlewares.push({ name: `${e.name}-strip-prefix` });
   }
   if (edge.mesh.kind === "istio") {
@@ -207,7 +229,9 @@ function traefikObjects(scope: Construct, e: Exposure, edge: Edge): void {
         {
           match: `Host(\`${e.host}\`) && PathPrefix(\`${e.path}\`)${methods}`,
           kind: "Rule",
-          services: [{ name: e.name, port: e.port, nativeLB: edge.mesh.kind !== "none", serversTransport: e.name }],
+          services: [
+            { name: e.name, port: e.port, nativeLB: edge.mesh.kind !== "none", serversTransport: e.name },
+          ],
           ...(middlewares.length > 0 ? { middlewares } : {}),
         },
       ],
@@ -226,7 +250,12 @@ function nginxObjects(scope: Construct, e: Exposure, edge: Edge): void {
     "nginx.ingress.kubernetes.io/proxy-send-timeout": String(e.timeoutSeconds),
     // Istio identifies the destination by Host; NGINX would send the client's.
     ...(edge.mesh.kind === "istio" ? { "nginx.ingress.kubernetes.io/upstream-vhost": serviceHost(e) } : {}),
-    ...(strip ? { "nginx.ingress.kubernetes.io/use-regex": "true", "nginx.ingress.kubernetes.io/rewrite-target": "/$2" } : {}),
+    ...(strip
+      ? {
+          "nginx.ingress.kubernetes.io/use-regex": "true",
+          "nginx.ingress.kubernetes.io/rewrite-target": "/$2",
+        }
+      : {}),
   };
   new ApiObject(scope, "ingress", {
     apiVersion: "networking.k8s.io/v1",
@@ -265,12 +294,21 @@ function gceIngressObjects(scope: Construct, e: Exposure, edge: Edge): void {
     spec: {
       timeoutSec: e.timeoutSeconds,
       connectionDraining: { drainingTimeoutSec: edge.drainingTimeoutSeconds },
-      healthCheck: { type: "HTTP", requestPath: e.healthCheckPath, port: e.port, checkIntervalSec: 5, timeoutSec: 5 },
+      healthCheck: {
+        type: "HTTP",
+        requestPath: e.healthCheckPath,
+        port: e.port,
+        checkIntervalSec: 5,
+        timeoutSec: 5,
+      },
     },
   });
   frontendConfig(scope, "frontend-config", {
     metadata: meta(e),
-    spec: { sslPolicy: edge.gce.sslPolicy, redirectToHttps: { enabled: true, responseCodeName: "MOVED_PERMANENTLY_DEFAULT" } },
+    spec: {
+      sslPolicy: edge.gce.sslPolicy,
+      redirectToHttps: { enabled: true, responseCodeName: "MOVED_PERMANENTLY_DEFAULT" },
+    },
   });
   const tls: Record<string, string> =
     edge.gce.tls.mode === "managed"
@@ -294,7 +332,15 @@ function gceIngressObjects(scope: Construct, e: Exposure, edge: Edge): void {
       rules: [
         {
           host: e.host,
-          http: { paths: [{ path: e.path, pathType: "Prefix", backend: { service: { name: e.name, port: { number: e.port } } } }] },
+          http: {
+            paths: [
+              {
+                path: e.path,
+                pathType: "Prefix",
+                backend: { service: { name: e.name, port: { number: e.port } } },
+              },
+            ],
+          },
         },
       ],
     },

@@ -9,7 +9,13 @@ import type { Construct } from "constructs";
 
 type Props<S> = { metadata: ApiObjectMetadata; spec: S };
 
-function object<S>(scope: Construct, id: string, apiVersion: string, kind: string, props: Props<S>): ApiObject {
+function object<S>(
+  scope: Construct,
+  id: string,
+  apiVersion: string,
+  kind: string,
+  props: Props<S>,
+): ApiObject {
   return new ApiObject(scope, id, { apiVersion, kind, metadata: props.metadata, spec: props.spec });
 }
 
@@ -59,7 +65,9 @@ export interface HTTPRouteMatch {
 export interface HTTPRouteFilter {
   readonly type: "RequestRedirect" | "URLRewrite";
   readonly requestRedirect?: { readonly scheme?: "https"; readonly statusCode?: 301 | 302 };
-  readonly urlRewrite?: { readonly path: { readonly type: "ReplacePrefixMatch"; readonly replacePrefixMatch: string } };
+  readonly urlRewrite?: {
+    readonly path: { readonly type: "ReplacePrefixMatch"; readonly replacePrefixMatch: string };
+  };
 }
 
 export interface HTTPBackendRef {
@@ -121,7 +129,11 @@ export interface HealthCheckPolicySpec {
   };
 }
 
-export function healthCheckPolicy(scope: Construct, id: string, props: Props<HealthCheckPolicySpec>): ApiObject {
+export function healthCheckPolicy(
+  scope: Construct,
+  id: string,
+  props: Props<HealthCheckPolicySpec>,
+): ApiObject {
   return object(scope, id, "networking.gke.io/v1", "HealthCheckPolicy", props);
 }
 
@@ -133,7 +145,11 @@ export interface GCPBackendPolicySpec {
   };
 }
 
-export function gcpBackendPolicy(scope: Construct, id: string, props: Props<GCPBackendPolicySpec>): ApiObject {
+export function gcpBackendPolicy(
+  scope: Construct,
+  id: string,
+  props: Props<GCPBackendPolicySpec>,
+): ApiObject {
   return object(scope, id, "networking.gke.io/v1", "GCPBackendPolicy", props);
 }
 
@@ -157,7 +173,10 @@ export function backendConfig(scope: Construct, id: string, props: Props<Backend
 
 export interface FrontendConfigSpec {
   readonly sslPolicy?: string;
-  readonly redirectToHttps?: { readonly enabled: boolean; readonly responseCodeName?: "MOVED_PERMANENTLY_DEFAULT" };
+  readonly redirectToHttps?: {
+    readonly enabled: boolean;
+    readonly responseCodeName?: "MOVED_PERMANENTLY_DEFAULT";
+  };
 }
 
 export function frontendConfig(scope: Construct, id: string, props: Props<FrontendConfigSpec>): ApiObject {
@@ -165,7 +184,11 @@ export function frontendConfig(scope: Construct, id: string, props: Props<Fronte
 }
 
 /** networking.gke.io/v1 ManagedCertificate: a Google-managed certificate for GCE Ingress (not Gateway). */
-export function managedCertificate(scope: Construct, id: string, props: Props<{ domains: readonly string[] }>): ApiObject {
+export function managedCertificate(
+  scope: Construct,
+  id: string,
+  props: Props<{ domains: readonly string[] }>,
+): ApiObject {
   return object(scope, id, "networking.gke.io/v1", "ManagedCertificate", props);
 }
 

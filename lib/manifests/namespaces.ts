@@ -60,7 +60,10 @@ export function podSecurityLabels(enforce: PodSecurityLevel): Record<string, str
     // warnings would only teach people to ignore them.
     ...(enforce === "privileged"
       ? {}
-      : { "pod-security.kubernetes.io/warn": "restricted", "pod-security.kubernetes.io/audit": "restricted" }),
+      : {
+          "pod-security.kubernetes.io/warn": "restricted",
+          "pod-security.kubernetes.io/audit": "restricted",
+        }),
   };
 }
 

@@ -26,7 +26,9 @@ export class SharedGateway extends Construct {
   constructor(scope: Construct, id: string, props: SharedGatewayProps) {
     super(scope, id);
     const tlsOption =
-      props.tls.mode === "managed" ? gkeAnnotations.gatewayCertManagerCerts : gkeAnnotations.gatewayPreSharedCerts;
+      props.tls.mode === "managed"
+        ? gkeAnnotations.gatewayCertManagerCerts
+        : gkeAnnotations.gatewayPreSharedCerts;
     gateway(this, "gateway", {
       metadata: { name: props.name, namespace: props.namespace },
       spec: {
@@ -39,7 +41,9 @@ export class SharedGateway extends Construct {
             port: 443,
             tls: { mode: "Terminate", options: { [tlsOption]: props.tls.certificates.join(",") } },
             // Only namespaces the platform labels (those of exposed apps) may publish routes on the shared address.
-            allowedRoutes: { namespaces: { from: "Selector", selector: { matchLabels: { [gatewayAccessLabel]: "true" } } } },
+            allowedRoutes: {
+              namespaces: { from: "Selector", selector: { matchLabels: { [gatewayAccessLabel]: "true" } } },
+            },
           },
           { name: "http", protocol: "HTTP", port: 80, allowedRoutes: { namespaces: { from: "Same" } } },
         ],
@@ -50,7 +54,9 @@ export class SharedGateway extends Construct {
       spec: {
         parentRefs: [{ name: props.name, sectionName: "http" }],
         // 301 is the redirect code GKE implements (303, 307 and 308 are unsupported in its conformance reports).
-        rules: [{ filters: [{ type: "RequestRedirect", requestRedirect: { scheme: "https", statusCode: 301 } }] }],
+        rules: [
+          { filters: [{ type: "RequestRedirect", requestRedirect: { scheme: "https", statusCode: 301 } }] },
+        ],
       },
     });
     gcpGatewayPolicy(this, "policy", {

@@ -25,7 +25,8 @@ export const gkeAnnotations = {
 export const gkeGatewayUnsupported = {
   pathRewrite: {
     feature: "HTTPRoutePathRewrite",
-    alternative: "serve the app under its path prefix (GKE keeps the path), or expose it through Traefik, which strips prefixes",
+    alternative:
+      "serve the app under its path prefix (GKE keeps the path), or expose it through Traefik, which strips prefixes",
   },
   methodMatching: {
     feature: "HTTPRouteMethodMatching",

@@ -185,7 +185,11 @@ describe("tiers and options", () => {
 
   test("a regional Gateway class gets a proxy-only subnet; the global class does not", async () => {
     const regional = await renderCluster({
-      ingress: { kind: "gke-gateway", gatewayClass: "gke-l7-regional-external-managed" },
+      ingress: {
+        kind: "gke-gateway",
+        gatewayClass: "gke-l7-regional-external-managed",
+        tls: { mode: "pre-shared", certificates: ["shop-regional"] },
+      },
     });
     const proxyOnly = ofType(regional, "gcp:compute/subnetwork:Subnetwork").filter((s) => at(s, "purpose"));
     expect(proxyOnly.map((s) => s.inputs)).toEqual([
