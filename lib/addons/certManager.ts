@@ -12,6 +12,8 @@ export interface CertManagerArgs {
   readonly autopilot: boolean;
   /** Install trust-manager too (Linkerd's trust anchor distribution). */
   readonly trustManager: boolean;
+  /** The Google service account cert-manager impersonates for DNS-01 in Cloud DNS (Workload Identity). */
+  readonly dns01ServiceAccount?: pulumi.Output<string>;
   readonly provider: k8s.Provider;
 }
 
@@ -42,10 +44,16 @@ export class CertManager extends pulumi.ComponentResource {
       chart: "certManager",
       name: "cert-manager",
       namespace: certManagerNamespace,
-      values: args.autopilot
-        ? // GKE Autopilot denies Leases in kube-system, the chart's default (cert-manager/cert-manager#6716).
-          { global: { leaderElection: { namespace: certManagerNamespace } } }
-        : {},
+      values: {
+        // GKE Autopilot denies Leases in kube-system, the chart's default (cert-manager/cert-manager#6716).
+        ...(args.autopilot ? { global: { leaderElection: { namespace: certManagerNamespace } } } : {}),
+        // Workload Identity: the controller's Kubernetes service account acts as this Google one, no key file.
+        ...(args.dns01ServiceAccount
+          ? {
+              serviceAccount: { annotations: { "iam.gke.io/gcp-service-account": args.dns01ServiceAccount } },
+            }
+          : {}),
+      },
       owners: args.owners,
       provider: args.provider,
       parent: this,

@@ -4,3 +4,4 @@ export * from "./kubernetesProvider";
 export * from "./network";
 export * from "./nodeServiceAccount";
 export * from "./secretsKey";
+export * from "./edge";

@@ -37,7 +37,7 @@ export interface Exposure {
 }
 
 /** What the exposure objects refer to outside the app's namespace. */
-export interface Edge {
+export interface ExposureContext {
   readonly mesh: MeshSettings;
   /** The shared GKE Gateway and its HTTPS listener. */
   readonly gateway: { readonly name: string; readonly namespace: string };
@@ -101,7 +101,7 @@ export class AppService extends ApiObject {
 
 /** Every object that exposes one app, for each way in `via`. */
 export class Exposed extends Construct {
-  constructor(scope: Construct, id: string, e: Exposure, edge: Edge) {
+  constructor(scope: Construct, id: string, e: Exposure, edge: ExposureContext) {
     super(scope, id);
     for (const via of e.via) {
       switch (via) {
@@ -129,7 +129,7 @@ function meta(e: Exposure, name = e.name, extra: { annotations?: Record<string, 
 const serviceTarget = (e: Exposure) => ({ group: "", kind: "Service", name: e.name });
 
 /** HTTPRoute on the shared Gateway, with the GKE policies that carry what GKE's HTTPRoute lacks. */
-function gkeGatewayObjects(scope: Construct, e: Exposure, edge: Edge): void {
+function gkeGatewayObjects(scope: Construct, e: Exposure, edge: ExposureContext): void {
   httpRoute(scope, "gateway-route", {
     metadata: meta(e),
     spec: {
@@ -179,7 +179,7 @@ function gkeGatewayObjects(scope: Construct, e: Exposure, edge: Edge): void {
 }
 
 /** A cert-manager Certificate for the host, from the ACME ClusterIssuer. */
-function tlsCertificate(scope: Construct, e: Exposure, edge: Edge): string {
+function tlsCertificate(scope: Construct, e: Exposure, edge: ExposureContext): string {
   const secretName = `${e.name}-tls`;
   if (!edge.acmeIssuer)
     throw new Error(`exposing ${e.name} through an in-cluster ingress needs an ACME issuer`);
@@ -199,7 +199,7 @@ function tlsCertificate(scope: Construct, e: Exposure, edge: Edge): string {
  * (nativeLB), so the mesh proxy in Traefik's pod picks the endpoint per request; with Istio the Host
  * header names the Service, which Istio needs to recognise the destination.
  */
-function traefikObjects(scope: Construct, e: Exposure, edge: Edge): void {
+function traefikObjects(scope: Construct, e: Exposure, edge: ExposureContext): void {
   const secretName = tlsCertificate(scope, e, edge);
   const middlewares: { name: string }[] = [];
   if (e.stripPrefix && e.path !== "/") {
@@ -241,7 +241,7 @@ function traefikObjects(scope: Construct, e: Exposure, edge: Edge): void {
 }
 
 /** ingress-nginx Ingress: NGINX sends to the Service, so the mesh, not NGINX, balances requests. */
-function nginxObjects(scope: Construct, e: Exposure, edge: Edge): void {
+function nginxObjects(scope: Construct, e: Exposure, edge: ExposureContext): void {
   const secretName = tlsCertificate(scope, e, edge);
   const strip = e.stripPrefix && e.path !== "/";
   const annotations: Record<string, string> = {
@@ -287,7 +287,7 @@ function nginxObjects(scope: Construct, e: Exposure, edge: Edge): void {
  * Service's `ingress: true` NEGs, a BackendConfig with draining and the readiness health check, and a
  * FrontendConfig that redirects HTTP to HTTPS with the platform's SSL policy.
  */
-function gceIngressObjects(scope: Construct, e: Exposure, edge: Edge): void {
+function gceIngressObjects(scope: Construct, e: Exposure, edge: ExposureContext): void {
   const name = `${e.name}-gce`;
   backendConfig(scope, "backend-config", {
     metadata: meta(e),

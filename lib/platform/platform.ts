@@ -1,10 +1,19 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { CertManager, GatewayApiCrds, Linkerd, Prometheus, deployChart, newChart } from "../addons";
+import {
+  CertManager,
+  GatewayApiCrds,
+  Linkerd,
+  Prometheus,
+  deployChart,
+  newChart,
+  objectKey,
+} from "../addons";
 import { configWarnings, type PlatformConfig } from "../config";
-import { crdOwners, type CrdOwners } from "../crds";
-import { ExistingCluster, GkeCluster, type ClusterAccess } from "../gcp";
-import { PlatformNamespace, type MeshSettings } from "../manifests";
+import { crdOwners, needsCertManager, type CrdOwners } from "../crds";
+import { Edge, ExistingCluster, GkeCluster, type ClusterAccess } from "../gcp";
+import { PlatformNamespace, gatewayAccessLabel, type MeshSettings } from "../manifests";
+import { Ingress, edgeArgs } from "./ingress";
 
 export interface PlatformArgs {
   /** The validated environment, from `loadEnvironmentConfig()` or `parseEnvironment()`. */
@@ -35,6 +44,8 @@ export class Platform extends pulumi.ComponentResource {
   readonly linkerd?: Linkerd;
   readonly prometheus?: Prometheus;
   readonly gatewayApiCrds?: GatewayApiCrds;
+  readonly edge?: Edge;
+  readonly ingress: Ingress;
 
   constructor(name: string, args: PlatformArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:platform:Platform", name, {}, opts);
@@ -60,6 +71,9 @@ export class Platform extends pulumi.ComponentResource {
     const mesh: MeshSettings = config.mesh;
     const child = { parent: this };
 
+    const edge = edgeArgs(config, this.cluster instanceof GkeCluster ? this.cluster.subnetId : undefined);
+    if (edge) this.edge = new Edge(`${name}-edge`, edge, child);
+
     if (this.crdOwners.gatewayApi?.kind === "platform" && config.crds.gatewayApiBundleFile) {
       this.gatewayApiCrds = new GatewayApiCrds(
         `${name}-gateway-api-crds`,
@@ -74,7 +88,7 @@ export class Platform extends pulumi.ComponentResource {
         child,
       );
     }
-    if (config.mesh.kind !== "none") {
+    if (needsCertManager(config)) {
       this.certManager = new CertManager(
         `${name}-cert-manager`,
         {
@@ -82,6 +96,7 @@ export class Platform extends pulumi.ComponentResource {
           mesh,
           autopilot: config.cluster.mode === "autopilot",
           trustManager: config.mesh.kind === "linkerd",
+          dns01ServiceAccount: this.edge?.dns01ServiceAccount,
           provider,
         },
         child,
@@ -117,17 +132,47 @@ export class Platform extends pulumi.ComponentResource {
       );
     }
 
-    // Stage 5: app namespaces, meshed. They wait only for the mesh's injector, not for dashboards or monitors.
+    // Stage 5: app namespaces, meshed, labelled for the shared Gateway when an app there uses it. They
+    // wait only for the mesh's injector, not for dashboards or monitors.
     const appNamespaces = [...new Set(config.apps.map((a) => a.namespace))].sort();
+    let namespaces = new Map<string, pulumi.Resource>();
     if (appNamespaces.length > 0) {
       const chart = newChart("app-namespaces");
-      for (const ns of appNamespaces) new PlatformNamespace(chart, ns, { name: ns, mesh, meshed: true });
-      deployChart(`${name}-apps`, chart, {
+      for (const ns of appNamespaces) {
+        const onGateway = config.apps.some(
+          (a) => a.namespace === ns && a.expose?.via.includes("gke-gateway"),
+        );
+        new PlatformNamespace(chart, ns, {
+          name: ns,
+          mesh,
+          meshed: true,
+          labels: onGateway ? { [gatewayAccessLabel]: "true" } : undefined,
+        });
+      }
+      const deployed = deployChart(`${name}-apps`, chart, {
         provider,
         parent: this,
         dependsOn: this.linkerd ? [this.linkerd.controlPlane] : [],
       });
+      namespaces = new Map(
+        appNamespaces.map((ns) => [
+          ns,
+          deployed.get(objectKey({ kind: "Namespace", metadata: { name: ns } })) as pulumi.Resource,
+        ]),
+      );
     }
+    this.ingress = new Ingress(
+      `${name}-ingress`,
+      {
+        config,
+        owners: this.crdOwners,
+        provider,
+        certManager: this.certManager,
+        edge: this.edge,
+        namespaces,
+      },
+      child,
+    );
 
     this.registerOutputs({
       kubeconfig: this.kubeconfig,
@@ -153,6 +198,7 @@ export class Platform extends pulumi.ComponentResource {
       endpoint: this.cluster.endpoint,
       gatewayApiChannel: this.gatewayApiChannel,
       ...built,
+      ...(this.ingress.gatewayAddress ? { gatewayAddress: this.ingress.gatewayAddress } : {}),
     };
   }
 }
@@ -168,14 +214,9 @@ export function notYetInstalled(config: PlatformConfig): string[] {
       "platform:mesh.kind is istio: this release prepares the cluster for it (webhook firewall port, cert-manager) but does not install Istio yet",
     );
   }
-  if (config.ingress.kind !== "none") {
-    pending.push(
-      `platform:ingress.kind is ${config.ingress.kind}: this release prepares the cluster for it (HTTP load balancing, proxy-only subnet) but does not install it yet`,
-    );
-  }
   if (config.apps.length > 0) {
     pending.push(
-      `platform:apps lists ${config.apps.length} app(s): this release creates their meshed namespaces but does not deploy the apps yet`,
+      `platform:apps lists ${config.apps.length} app(s): this release creates their meshed namespaces, Services and routes but does not deploy their workloads yet`,
     );
   }
   return pending;

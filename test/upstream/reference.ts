@@ -26,16 +26,22 @@ type Tree = Record<string, unknown>;
  * serviceAccount) count as present, placed by their indentation; below a free-form map or list
  * (podAnnotations: {}) anything goes.
  */
-export function unknownValuePaths(values: Tree, valuesYaml: string): string[] {
+export function unknownValuePaths(
+  values: Tree,
+  valuesYaml: string,
+  passThrough: readonly string[] = [],
+): string[] {
   const reference = (YAML.parse(valuesYaml) ?? {}) as Tree;
   const documented = documentedPaths(valuesYaml);
   const missing: string[] = [];
   const walk = (v: unknown, ref: unknown, at: string): void => {
     if (v === null || typeof v !== "object" || Array.isArray(v)) return;
-    if (Array.isArray(ref)) return;
+    // Below a list, a key with no default, or one documented only as a comment, the chart takes any shape.
+    if (ref === null || Array.isArray(ref)) return;
     const known = ref !== null && typeof ref === "object" ? (ref as Tree) : {};
     if (ref !== undefined && ref !== null && typeof ref === "object" && Object.keys(known).length === 0)
       return;
+    if (passThrough.includes(at)) return;
     for (const [k, child] of Object.entries(v as Tree)) {
       const next = at ? `${at}.${k}` : k;
       if (k in known) walk(child, known[k], next);

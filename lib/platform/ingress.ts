@@ -1,0 +1,192 @@
+import type * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import {
+  IngressNginx,
+  Traefik,
+  certManagerNamespace,
+  deployChart,
+  newChart,
+  type CertManager,
+} from "../addons";
+import type { App, PlatformConfig } from "../config";
+import type { CrdOwners } from "../crds";
+import type { Edge, EdgeArgs } from "../gcp";
+import {
+  AcmeIssuer,
+  AppService,
+  Exposed,
+  PlatformNamespace,
+  SharedGateway,
+  type ExposureContext,
+  type Exposure,
+} from "../manifests";
+
+export const gatewayNamespace = "gateway";
+export const sharedGatewayName = "shared";
+export const acmeIssuerName = "letsencrypt";
+
+export interface IngressArgs {
+  readonly config: PlatformConfig;
+  readonly owners: CrdOwners;
+  readonly provider: k8s.Provider;
+  /** cert-manager, when Traefik or ingress-nginx serve TLS. */
+  readonly certManager?: CertManager;
+  /** Google's side of the edge, built in stage 1 (edgeArgs). */
+  readonly edge?: Edge;
+  /** App namespaces, by name: each app's objects wait for theirs. */
+  readonly namespaces: ReadonlyMap<string, pulumi.Resource>;
+}
+
+/** An app's exposure intent as the exposure API takes it. */
+export function exposureOf(app: App): Exposure | undefined {
+  if (!app.expose) return undefined;
+  return { name: app.name, namespace: app.namespace, port: app.port, ...app.expose };
+}
+
+/** What Google's edge needs for this environment, or nothing when no app uses it. */
+export function edgeArgs(config: PlatformConfig, subnetId?: pulumi.Input<string>): EdgeArgs | undefined {
+  const ing = config.ingress;
+  const exposures = config.apps.map(exposureOf).filter((e): e is Exposure => e !== undefined);
+  const gatewayApps = exposures.filter((e) => e.via.includes("gke-gateway"));
+  const gceApps = exposures.filter((e) => e.via.includes("gce-ingress"));
+  const dns01 = ing.acme?.solver === "dns01";
+  if (gatewayApps.length === 0 && gceApps.length === 0 && !dns01) return undefined;
+  return {
+    project: config.gcp.project,
+    region: config.gcp.region,
+    prefix: config.cluster.name,
+    minTlsVersion: ing.minTlsVersion,
+    gateway:
+      gatewayApps.length > 0
+        ? {
+            gatewayClass: ing.gatewayClass,
+            staticIp: ing.staticIp,
+            managedHosts:
+              ing.tls.mode === "managed" ? [...new Set(gatewayApps.map((e) => e.host))].sort() : [],
+            subnetId,
+          }
+        : undefined,
+    gceIngress:
+      gceApps.length > 0
+        ? { apps: gceApps.map((e) => `${e.namespace}/${e.name}`), staticIp: ing.staticIp }
+        : undefined,
+    dns01: dns01 ? { certManagerNamespace, certManagerServiceAccount: "cert-manager" } : undefined,
+  };
+}
+
+/**
+ * Everything between the internet and the apps: Google's edge (addresses, SSL policies, managed
+ * certificates), the in-cluster controller (Traefik or ingress-nginx) meshed for the environment's
+ * mesh, the ACME issuer, the shared Gateway, and for each exposed app its Service (with the one NEG
+ * annotation) and the objects each way of exposing it needs. Changing ingress.kind moves every app.
+ */
+export class Ingress extends pulumi.ComponentResource {
+  readonly edge?: Edge;
+  readonly controller?: Traefik | IngressNginx;
+  /** The Gateway's reserved address, when there is one. */
+  readonly gatewayAddress?: pulumi.Output<string>;
+
+  constructor(name: string, args: IngressArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("gke-mesh-platform:platform:Ingress", name, {}, opts);
+    const { config, provider } = args;
+    const ing = config.ingress;
+    const base = { provider, parent: this };
+    const exposures = config.apps.map(exposureOf).filter((e): e is Exposure => e !== undefined);
+    const gatewayApps = exposures.filter((e) => e.via.includes("gke-gateway"));
+
+    this.edge = args.edge;
+    this.gatewayAddress = this.edge?.gatewayAddress;
+    const edgeResources = this.edge?.resources ?? [];
+
+    // Stage 3: the in-cluster controller and the ACME issuer.
+    const cm = args.certManager;
+    if ((ing.kind === "traefik" || ing.kind === "ingress-nginx") && cm) {
+      const controllerArgs = {
+        mesh: config.mesh,
+        owners: args.owners,
+        provider,
+        certManager: cm.certManager,
+        acmeHttp01: ing.acme?.solver === "http01",
+      };
+      this.controller =
+        ing.kind === "traefik"
+          ? new Traefik(`${name}-traefik`, controllerArgs, { parent: this })
+          : new IngressNginx(`${name}-ingress-nginx`, controllerArgs, { parent: this });
+    }
+    let issuer: pulumi.Resource[] = [];
+    if (ing.acme && cm) {
+      const chart = newChart("acme");
+      new AcmeIssuer(chart, "issuer", {
+        name: acmeIssuerName,
+        email: ing.acme.email,
+        staging: ing.acme.staging,
+        solver:
+          ing.acme.solver === "dns01"
+            ? { dns01Project: config.gcp.project }
+            : { http01IngressClass: ing.kind === "ingress-nginx" ? "nginx" : "traefik" },
+      });
+      issuer = [
+        ...deployChart(`${name}-acme`, chart, {
+          ...base,
+          dependsOn: [cm.certManager, ...edgeResources],
+        }).values(),
+      ];
+    }
+
+    // Stage 4: the shared Gateway.
+    let gatewayObjects: pulumi.Resource[] = [];
+    if (gatewayApps.length > 0 && this.edge?.gatewaySslPolicy) {
+      const chart = newChart("gateway");
+      new PlatformNamespace(chart, "namespace", { name: gatewayNamespace, mesh: config.mesh });
+      new SharedGateway(chart, "gateway", {
+        name: sharedGatewayName,
+        namespace: gatewayNamespace,
+        gatewayClass: ing.gatewayClass,
+        addressName: this.edge.gatewayAddressName,
+        tls: {
+          mode: ing.tls.mode,
+          certificates: ing.tls.mode === "managed" ? this.edge.gatewayCertificates : ing.tls.certificates,
+        },
+        sslPolicy: this.edge.gatewaySslPolicy,
+      });
+      // The Gateway names its address, certificates and SSL policy: they exist first.
+      gatewayObjects = [
+        ...deployChart(`${name}-gateway`, chart, { ...base, dependsOn: edgeResources }).values(),
+      ];
+    }
+
+    // Stage 5: each app's Service and routes. An app waits only for what its own exposure uses.
+    const edge: ExposureContext = {
+      mesh: config.mesh,
+      gateway: { name: sharedGatewayName, namespace: gatewayNamespace },
+      drainingTimeoutSeconds: ing.drainingTimeoutSeconds,
+      acmeIssuer: ing.acme ? acmeIssuerName : undefined,
+      gce: {
+        sslPolicy: this.edge?.globalSslPolicy ?? "",
+        tls: ing.tls,
+        staticIpName: ing.staticIp
+          ? (e) => this.edge?.gceAddressNames.get(`${e.namespace}/${e.name}`) ?? ""
+          : undefined,
+      },
+    };
+    for (const e of exposures) {
+      const chart = newChart(`expose-${e.namespace}-${e.name}`);
+      new AppService(chart, "service", e);
+      new Exposed(chart, "exposed", e, edge);
+      const uses = [
+        ...(e.via.includes("gke-gateway") ? gatewayObjects : []),
+        ...(e.via.includes("gce-ingress") ? edgeResources : []),
+        ...(e.via.some((v) => v === "traefik" || v === "ingress-nginx") && this.controller
+          ? [this.controller.release, ...issuer]
+          : []),
+      ];
+      const ns = args.namespaces.get(e.namespace);
+      deployChart(`${name}-${e.namespace}-${e.name}`, chart, {
+        ...base,
+        dependsOn: uses,
+        namespaces: ns ? new Map([[e.namespace, ns]]) : undefined,
+      });
+    }
+    this.registerOutputs({ gatewayAddress: this.gatewayAddress });
+  }
+}

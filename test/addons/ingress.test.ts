@@ -1,0 +1,570 @@
+import { ConfigError } from "../../lib/config";
+import { Platform } from "../../lib/platform";
+import type { RenderResult, RenderedResource } from "../../lib/render";
+import { config, render } from "../helpers";
+import {
+  crdSchema,
+  readReference,
+  referenceDir,
+  skipReason,
+  unknownFields,
+  unknownValuePaths,
+} from "../upstream/reference";
+
+const RELEASE = "kubernetes:helm.sh/v3:Release";
+const shop = {
+  name: "shop",
+  image: "shop:1",
+  port: 8080,
+  expose: { host: "shop.example.com", healthCheckPath: "/ready", timeoutSeconds: 45 },
+};
+const acme = { email: "platform@example.com" };
+
+async function renderPlatform(overrides: Record<string, unknown>): Promise<RenderResult> {
+  const c = config(overrides);
+  return render(() => new Platform("platform", { config: c }).outputs());
+}
+
+const kinds = (r: RenderResult) => r.resources.filter((x) => typeof x.inputs.kind === "string");
+
+function find(result: RenderResult, kind: string, name: string, namespace?: string): RenderedResource {
+  const r = kinds(result).find((x) => {
+    const m = x.inputs.metadata as { name?: string; namespace?: string };
+    return (
+      x.inputs.kind === kind && m.name === name && (namespace === undefined || m.namespace === namespace)
+    );
+  });
+  if (!r) throw new Error(`no ${kind} ${namespace ?? ""}/${name}`);
+  return r;
+}
+
+function release(result: RenderResult, name: string): RenderedResource {
+  const r = result.resources.find((x) => x.type === RELEASE && x.inputs.name === name);
+  if (!r) throw new Error(`no release ${name}`);
+  return r;
+}
+
+const spec = (r: RenderedResource) => r.inputs.spec as Record<string, unknown>;
+const annotations = (r: RenderedResource) =>
+  (r.inputs.metadata as { annotations?: Record<string, string> }).annotations ?? {};
+const values = (r: RenderedResource) => r.inputs.values as Record<string, unknown>;
+
+const meshes = ["linkerd", "istio", "none"] as const;
+
+describe.each(meshes)("GKE Gateway, mesh %s", (mesh) => {
+  let result: RenderResult;
+  beforeAll(async () => {
+    result = await renderPlatform({ mesh: { kind: mesh }, ingress: { kind: "gke-gateway" }, apps: [shop] });
+  });
+
+  test("one shared Gateway: HTTPS for labelled namespaces, HTTP only for the redirect, a NamedAddress, managed certs", () => {
+    expect(spec(find(result, "Gateway", "shared", "gateway"))).toEqual({
+      gatewayClassName: "gke-l7-global-external-managed",
+      addresses: [{ type: "NamedAddress", value: "gke-test-gateway" }],
+      listeners: [
+        {
+          name: "https",
+          protocol: "HTTPS",
+          port: 443,
+          tls: {
+            mode: "Terminate",
+            options: { "networking.gke.io/cert-manager-certs": "gke-test-shop-example-com" },
+          },
+          allowedRoutes: {
+            namespaces: {
+              from: "Selector",
+              selector: { matchLabels: { "gke-mesh-platform/gateway-access": "true" } },
+            },
+          },
+        },
+        { name: "http", protocol: "HTTP", port: 80, allowedRoutes: { namespaces: { from: "Same" } } },
+      ],
+    });
+    expect(spec(find(result, "HTTPRoute", "shared-https-redirect", "gateway"))).toEqual({
+      parentRefs: [{ name: "shared", sectionName: "http" }],
+      rules: [
+        { filters: [{ type: "RequestRedirect", requestRedirect: { scheme: "https", statusCode: 301 } }] },
+      ],
+    });
+    expect(spec(find(result, "GCPGatewayPolicy", "shared", "gateway"))).toEqual({
+      targetRef: { group: "gateway.networking.k8s.io", kind: "Gateway", name: "shared" },
+      default: { sslPolicy: "gke-test-tls" },
+    });
+  });
+
+  test("the app: an HTTPRoute on the HTTPS listener, without the timeouts GKE ignores", () => {
+    expect(spec(find(result, "HTTPRoute", "shop", "shop"))).toEqual({
+      parentRefs: [{ name: "shared", namespace: "gateway", sectionName: "https" }],
+      hostnames: ["shop.example.com"],
+      rules: [
+        {
+          matches: [{ path: { type: "PathPrefix", value: "/" } }],
+          backendRefs: [{ name: "shop", port: 8080 }],
+        },
+      ],
+    });
+  });
+
+  test("health check on the readiness path with a fixed port; backend timeout and connection draining", () => {
+    expect(spec(find(result, "HealthCheckPolicy", "shop", "shop"))).toEqual({
+      targetRef: { group: "", kind: "Service", name: "shop" },
+      default: {
+        checkIntervalSec: 5,
+        timeoutSec: 5,
+        healthyThreshold: 2,
+        unhealthyThreshold: 2,
+        config: {
+          type: "HTTP",
+          httpHealthCheck: { portSpecification: "USE_FIXED_PORT", port: 8080, requestPath: "/ready" },
+        },
+      },
+    });
+    expect(spec(find(result, "GCPBackendPolicy", "shop", "shop"))).toEqual({
+      targetRef: { group: "", kind: "Service", name: "shop" },
+      default: { timeoutSec: 45, connectionDraining: { drainingTimeoutSec: 30 } },
+    });
+  });
+
+  test("the Service carries one NEG annotation both GKE controllers accept", () => {
+    expect(annotations(find(result, "Service", "shop", "shop"))).toEqual({
+      "cloud.google.com/neg": '{"ingress":true,"exposed_ports":{"8080":{}}}',
+    });
+  });
+
+  test("the app's namespace may attach to the Gateway; the route waits for the Gateway, not for the mesh dashboard", () => {
+    const ns = find(result, "Namespace", "shop");
+    expect((ns.inputs.metadata as { labels: Record<string, string> }).labels).toMatchObject({
+      "gke-mesh-platform/gateway-access": "true",
+    });
+    const route = find(result, "HTTPRoute", "shop", "shop");
+    expect(route.dependsOn).toContain(find(result, "Gateway", "shared", "gateway").key);
+    expect(route.dependsOn.some((d) => d.includes("viz"))).toBe(false);
+  });
+
+  test("Google's edge: MODERN TLS 1.2+ SSL policy, global address, Google-managed certificate", () => {
+    const ssl = result.resources.find((r) => r.type === "gcp:compute/sSLPolicy:SSLPolicy");
+    expect(ssl?.inputs).toMatchObject({ name: "gke-test-tls", profile: "MODERN", minTlsVersion: "TLS_1_2" });
+    expect(
+      result.resources.find((r) => r.type === "gcp:compute/globalAddress:GlobalAddress")?.inputs,
+    ).toMatchObject({
+      name: "gke-test-gateway",
+    });
+    expect(
+      result.resources.find((r) => r.type === "gcp:certificatemanager/certificate:Certificate")?.inputs,
+    ).toMatchObject({
+      name: "gke-test-shop-example-com",
+      managed: { domains: ["shop.example.com"] },
+    });
+  });
+});
+
+describe.each(meshes)("Traefik, mesh %s", (mesh) => {
+  let result: RenderResult;
+  beforeAll(async () => {
+    result = await renderPlatform({ mesh: { kind: mesh }, ingress: { kind: "traefik", acme }, apps: [shop] });
+  });
+
+  const meshValues = {
+    linkerd: {
+      deployment: {
+        podAnnotations: {
+          "linkerd.io/inject": "enabled",
+          "config.linkerd.io/skip-inbound-ports": "8000,8443",
+        },
+      },
+    },
+    istio: {
+      deployment: {
+        podLabels: { "sidecar.istio.io/inject": "true" },
+        podAnnotations: { "traffic.sidecar.istio.io/includeInboundPorts": "" },
+      },
+    },
+    none: {},
+  }[mesh];
+
+  test("chart values: meshed pod metadata, Service-IP load balancing, HTTPS redirect, explicit class", () => {
+    expect(values(release(result, "traefik"))).toEqual({
+      ingressClass: { enabled: true, isDefaultClass: false, name: "traefik" },
+      providers: {
+        kubernetesCRD: { nativeLBByDefault: mesh !== "none" },
+        kubernetesIngress: { nativeLBByDefault: mesh !== "none" },
+      },
+      ports: {
+        web: {
+          http: { redirections: { entryPoint: { to: "websecure", scheme: "https", permanent: true } } },
+          allowACMEByPass: true,
+        },
+      },
+      service: { spec: { externalTrafficPolicy: "Local" } },
+      ...meshValues,
+    });
+  });
+
+  test("the IngressRoute routes to the Service IP when meshed, with a timeout and a certificate", () => {
+    const route = spec(find(result, "IngressRoute", "shop", "shop"));
+    const middlewares = mesh === "istio" ? { middlewares: [{ name: "shop-service-host" }] } : {};
+    expect(route).toEqual({
+      entryPoints: ["websecure"],
+      routes: [
+        {
+          match: "Host(`shop.example.com`) && PathPrefix(`/`)",
+          kind: "Rule",
+          services: [{ name: "shop", port: 8080, nativeLB: mesh !== "none", serversTransport: "shop" }],
+          ...middlewares,
+        },
+      ],
+      tls: { secretName: "shop-tls" },
+    });
+    expect(spec(find(result, "ServersTransport", "shop", "shop"))).toEqual({
+      forwardingTimeouts: { responseHeaderTimeout: "45s" },
+    });
+    expect(spec(find(result, "Certificate", "shop-tls", "shop"))).toMatchObject({
+      dnsNames: ["shop.example.com"],
+      issuerRef: { name: "letsencrypt", kind: "ClusterIssuer" },
+    });
+  });
+
+  test("Istio gets a Host header it recognises; other meshes do not need one", () => {
+    const hosts = kinds(result).filter((r) => r.inputs.kind === "Middleware");
+    if (mesh === "istio") {
+      expect(hosts.map((m) => spec(m))).toEqual([
+        { headers: { customRequestHeaders: { Host: "shop.shop.svc.cluster.local" } } },
+      ]);
+    } else {
+      expect(hosts).toEqual([]);
+    }
+  });
+
+  test("Traefik owns its CRDs (kept); the app's objects wait for it and the ACME issuer", () => {
+    expect(release(result, "traefik").options.retainOnDelete).toBe(true);
+    expect(release(result, "traefik").inputs.skipCrds).toBe(false);
+    const route = find(result, "IngressRoute", "shop", "shop");
+    expect(route.dependsOn).toEqual(
+      expect.arrayContaining([
+        release(result, "traefik").key,
+        find(result, "ClusterIssuer", "letsencrypt").key,
+      ]),
+    );
+    expect(spec(find(result, "ClusterIssuer", "letsencrypt"))).toEqual({
+      acme: {
+        server: "https://acme-v02.api.letsencrypt.org/directory",
+        email: "platform@example.com",
+        privateKeySecretRef: { name: "letsencrypt-account-key" },
+        solvers: [{ http01: { ingress: { ingressClassName: "traefik" } } }],
+      },
+    });
+  });
+
+  test("no Google load balancer reaches the Service: its NEG annotation is only GKE's own default", () => {
+    expect(annotations(find(result, "Service", "shop", "shop"))).toEqual({
+      "cloud.google.com/neg": '{"ingress":true}',
+    });
+  });
+});
+
+describe.each(meshes)("ingress-nginx, mesh %s", (mesh) => {
+  let result: RenderResult;
+  beforeAll(async () => {
+    result = await renderPlatform({
+      mesh: { kind: mesh },
+      ingress: { kind: "ingress-nginx", acme },
+      apps: [shop],
+    });
+  });
+
+  test("the controller is meshed through its own pod metadata; webhook certs from cert-manager, so no hook Jobs", () => {
+    const meshed = {
+      linkerd: {
+        podAnnotations: {
+          "linkerd.io/inject": "enabled",
+          "config.linkerd.io/skip-inbound-ports": "80,443,8443",
+        },
+      },
+      istio: {
+        podLabels: { "sidecar.istio.io/inject": "true" },
+        podAnnotations: { "traffic.sidecar.istio.io/includeInboundPorts": "" },
+      },
+      none: {},
+    }[mesh];
+    expect(values(release(result, "ingress-nginx"))).toEqual({
+      controller: {
+        ingressClassResource: { name: "nginx" },
+        config: { "service-upstream": "true" },
+        service: { externalTrafficPolicy: "Local" },
+        admissionWebhooks: { certManager: { enabled: true } },
+        ...meshed,
+      },
+    });
+    expect(release(result, "ingress-nginx").dependsOn).toContain(release(result, "cert-manager").key);
+    // Never namespace-wide: the namespace carries no injection.
+    expect(annotations(find(result, "Namespace", "ingress-nginx"))).toEqual({});
+  });
+
+  test("the Ingress sends to the Service; with Istio, with the Service's host", () => {
+    const ingress = find(result, "Ingress", "shop", "shop");
+    expect(annotations(ingress)).toEqual({
+      "nginx.ingress.kubernetes.io/service-upstream": "true",
+      "nginx.ingress.kubernetes.io/proxy-read-timeout": "45",
+      "nginx.ingress.kubernetes.io/proxy-send-timeout": "45",
+      ...(mesh === "istio"
+        ? { "nginx.ingress.kubernetes.io/upstream-vhost": "shop.shop.svc.cluster.local" }
+        : {}),
+    });
+    expect(spec(ingress)).toMatchObject({
+      ingressClassName: "nginx",
+      tls: [{ hosts: ["shop.example.com"], secretName: "shop-tls" }],
+    });
+  });
+
+  test("the retirement warning is printed at render", () => {
+    expect(result.warnings).toEqual(
+      expect.arrayContaining([expect.stringContaining("retired upstream in March 2026")]),
+    );
+  });
+});
+
+describe.each(meshes)("GCE Ingress, mesh %s", (mesh) => {
+  let result: RenderResult;
+  beforeAll(async () => {
+    result = await renderPlatform({ mesh: { kind: mesh }, ingress: { kind: "gce-ingress" }, apps: [shop] });
+  });
+
+  test("container-native load balancing, BackendConfig with draining and health check, FrontendConfig redirect", () => {
+    expect(annotations(find(result, "Service", "shop", "shop"))).toEqual({
+      "cloud.google.com/neg": '{"ingress":true}',
+      "cloud.google.com/backend-config": '{"default":"shop"}',
+    });
+    expect(spec(find(result, "BackendConfig", "shop", "shop"))).toEqual({
+      timeoutSec: 45,
+      connectionDraining: { drainingTimeoutSec: 30 },
+      healthCheck: { type: "HTTP", requestPath: "/ready", port: 8080, checkIntervalSec: 5, timeoutSec: 5 },
+    });
+    expect(spec(find(result, "FrontendConfig", "shop", "shop"))).toEqual({
+      sslPolicy: "gke-test-tls",
+      redirectToHttps: { enabled: true, responseCodeName: "MOVED_PERMANENTLY_DEFAULT" },
+    });
+    expect(annotations(find(result, "Ingress", "shop-gce", "shop"))).toEqual({
+      "kubernetes.io/ingress.class": "gce",
+      "networking.gke.io/v1beta1.FrontendConfig": "shop",
+      "networking.gke.io/managed-certificates": "shop",
+      "kubernetes.io/ingress.global-static-ip-name": "gke-test-shop-shop",
+    });
+    expect(spec(find(result, "ManagedCertificate", "shop", "shop"))).toEqual({
+      domains: ["shop.example.com"],
+    });
+  });
+});
+
+describe("migrating between GCE Ingress and GKE Gateway", () => {
+  test("a Service exposed through both carries one annotation both accept", async () => {
+    const result = await renderPlatform({
+      ingress: { kind: "gke-gateway" },
+      apps: [{ ...shop, expose: { ...shop.expose, via: ["gce-ingress", "gke-gateway"] } }],
+    });
+    expect(annotations(find(result, "Service", "shop", "shop"))).toEqual({
+      "cloud.google.com/neg": '{"ingress":true,"exposed_ports":{"8080":{}}}',
+      "cloud.google.com/backend-config": '{"default":"shop"}',
+    });
+    expect(find(result, "HTTPRoute", "shop", "shop")).toBeDefined();
+    expect(find(result, "Ingress", "shop-gce", "shop")).toBeDefined();
+  });
+
+  test("moving back to GCE Ingress leaves no Gateway-only value on the Service", async () => {
+    const result = await renderPlatform({ ingress: { kind: "gce-ingress" }, apps: [shop] });
+    expect(annotations(find(result, "Service", "shop", "shop"))["cloud.google.com/neg"]).toBe(
+      '{"ingress":true}',
+    );
+  });
+});
+
+describe("what GKE Gateway cannot do fails with the GKE-side alternative", () => {
+  const attempt = (expose: Record<string, unknown>) =>
+    renderPlatform({
+      ingress: { kind: "gke-gateway" },
+      apps: [{ ...shop, expose: { ...shop.expose, ...expose } }],
+    });
+
+  test("path rewriting", async () => {
+    await expect(attempt({ path: "/shop", stripPrefix: true })).rejects.toThrow(
+      /platform:apps\[0\]\.expose\.stripPrefix: is true, but GKE Gateway cannot rewrite paths \(HTTPRoutePathRewrite is unsupported\)\n    fix: serve the app under its path prefix/,
+    );
+  });
+
+  test("method matching", async () => {
+    await expect(attempt({ methods: ["GET"] })).rejects.toThrow(
+      /HTTPRouteMethodMatching is unsupported\)\n    fix: remove it and check methods in the app or with Cloud Armor/,
+    );
+  });
+
+  test("Traefik does both", async () => {
+    const result = await renderPlatform({
+      ingress: { kind: "traefik", acme },
+      apps: [
+        { ...shop, expose: { ...shop.expose, path: "/shop", stripPrefix: true, methods: ["GET", "HEAD"] } },
+      ],
+    });
+    expect(spec(find(result, "IngressRoute", "shop", "shop"))).toMatchObject({
+      routes: [
+        {
+          match: "Host(`shop.example.com`) && PathPrefix(`/shop`) && (Method(`GET`) || Method(`HEAD`))",
+          middlewares: [{ name: "shop-strip-prefix" }],
+        },
+      ],
+    });
+  });
+
+  test("a regional Gateway with Google-managed certificates is refused", () => {
+    expect(() =>
+      config({
+        ingress: { kind: "gke-gateway", gatewayClass: "gke-l7-regional-external-managed" },
+        apps: [shop],
+      }),
+    ).toThrow(ConfigError);
+  });
+
+  test("Traefik and ingress-nginx need an ACME account for their certificates", () => {
+    expect(() => config({ ingress: { kind: "traefik" }, apps: [shop] })).toThrow(
+      /platform:ingress.acme: is missing/,
+    );
+  });
+});
+
+describe("DNS-01 with Workload Identity", () => {
+  test("a Google service account cert-manager impersonates; no key anywhere", async () => {
+    const result = await renderPlatform({
+      ingress: { kind: "traefik", acme: { ...acme, solver: "dns01" } },
+      apps: [shop],
+    });
+    const wi = result.resources.find((r) => r.type === "gcp:serviceaccount/iAMMember:IAMMember");
+    expect(wi?.inputs).toMatchObject({
+      role: "roles/iam.workloadIdentityUser",
+      member: "serviceAccount:acme-test.svc.id.goog[cert-manager/cert-manager]",
+    });
+    expect(values(release(result, "cert-manager"))).toMatchObject({
+      serviceAccount: {
+        annotations: { "iam.gke.io/gcp-service-account": "gke-test-dns01@acme-test.iam.gserviceaccount.com" },
+      },
+    });
+    expect(spec(find(result, "ClusterIssuer", "letsencrypt"))).toMatchObject({
+      acme: { solvers: [{ dns01: { cloudDNS: { project: "acme-test" } } }] },
+    });
+  });
+});
+
+(referenceDir ? describe : describe.skip)(
+  `against the pinned upstream (${referenceDir ? "reference present" : skipReason})`,
+  () => {
+    let all: RenderResult[];
+    beforeAll(async () => {
+      all = [];
+      for (const mesh of meshes) {
+        for (const ingress of [
+          { kind: "gke-gateway" },
+          { kind: "traefik", acme: { ...acme, solver: "dns01" } },
+          { kind: "ingress-nginx", acme },
+          { kind: "gce-ingress" },
+        ]) {
+          all.push(
+            await renderPlatform({
+              mesh: { kind: mesh },
+              ingress,
+              apps: [
+                {
+                  ...shop,
+                  expose: { ...shop.expose, path: "/shop", stripPrefix: ingress.kind === "traefik" },
+                },
+              ],
+            }),
+          );
+        }
+      }
+    });
+
+    test("every value set on Traefik, ingress-nginx and cert-manager is in the pinned values.yaml", () => {
+      const files: Record<string, string> = {
+        traefik: "traefik-chart-41.3.0-values.yaml",
+        "ingress-nginx": "ingress-nginx-chart-4.15.1-values.yaml",
+        "cert-manager": "cert-manager-v1.21.1.values.yaml",
+      };
+      // Maps a chart passes through to a Kubernetes object, documented as such in its values.yaml.
+      const passThrough: Record<string, string[]> = {
+        // "Additional entries here will be added to the Service spec" (traefik values.yaml, service.spec).
+        traefik: ["service.spec"],
+      };
+      const checked = new Set<string>();
+      for (const result of all) {
+        for (const r of result.resources.filter(
+          (x) => x.type === RELEASE && String(x.inputs.name) in files,
+        )) {
+          const name = String(r.inputs.name);
+          expect({
+            name,
+            unknown: unknownValuePaths(values(r), readReference(files[name]), passThrough[name]),
+          }).toEqual({
+            name,
+            unknown: [],
+          });
+          checked.add(name);
+        }
+      }
+      expect([...checked].sort()).toEqual(["cert-manager", "ingress-nginx", "traefik"]);
+    });
+
+    test("every routing object has only fields its upstream CRD defines", () => {
+      const gw = "gateway-api-v1.5.0-standard/gateway.networking.k8s.io_";
+      const gke = "gke-gateway-api-fc40d60/networking.gke.io_";
+      const schemas: Record<string, [string, string, string]> = {
+        "gateway.networking.k8s.io/v1/Gateway": [`${gw}gateways.yaml`, "Gateway", "v1"],
+        "gateway.networking.k8s.io/v1/HTTPRoute": [`${gw}httproutes.yaml`, "HTTPRoute", "v1"],
+        "networking.gke.io/v1/HealthCheckPolicy": [
+          `${gke}healthcheckpolicies.yaml`,
+          "HealthCheckPolicy",
+          "v1",
+        ],
+        "networking.gke.io/v1/GCPBackendPolicy": [`${gke}gcpbackendpolicies.yaml`, "GCPBackendPolicy", "v1"],
+        "networking.gke.io/v1/GCPGatewayPolicy": [`${gke}gcpgatewaypolicies.yaml`, "GCPGatewayPolicy", "v1"],
+        "traefik.io/v1alpha1/IngressRoute": [
+          "crds/traefik-chart-41.3.0.ingressroutes.yaml",
+          "IngressRoute",
+          "v1alpha1",
+        ],
+        "traefik.io/v1alpha1/Middleware": [
+          "crds/traefik-chart-41.3.0.middlewares.yaml",
+          "Middleware",
+          "v1alpha1",
+        ],
+        "traefik.io/v1alpha1/ServersTransport": [
+          "crds/traefik-chart-41.3.0.serverstransports.yaml",
+          "ServersTransport",
+          "v1alpha1",
+        ],
+        "cert-manager.io/v1/ClusterIssuer": [
+          "crds/cert-manager-v1.21.1.clusterissuers.yaml",
+          "ClusterIssuer",
+          "v1",
+        ],
+        "cert-manager.io/v1/Certificate": [
+          "crds/cert-manager-v1.21.1.certificates.yaml",
+          "Certificate",
+          "v1",
+        ],
+        "networking.gke.io/v1/ManagedCertificate": [
+          "gke-managed-certs-v1.2.12/managedcertificates-crd.yaml",
+          "ManagedCertificate",
+          "v1",
+        ],
+      };
+      const seen = new Set<string>();
+      for (const result of all) {
+        for (const r of kinds(result)) {
+          const id = `${String(r.inputs.apiVersion)}/${String(r.inputs.kind)}`;
+          const s = schemas[id];
+          if (!s) continue;
+          seen.add(id);
+          expect({ id, unknown: unknownFields(r.inputs, crdSchema(...s)) }).toEqual({ id, unknown: [] });
+        }
+      }
+      expect([...seen].sort()).toEqual(Object.keys(schemas).sort());
+    });
+  },
+);
