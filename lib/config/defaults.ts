@@ -36,7 +36,10 @@ export interface AppExposure {
   readonly methods?: readonly (typeof httpMethods)[number][];
 }
 
-export type App = Required<Omit<z.infer<typeof appSchema>, "expose">> & { readonly expose?: AppExposure };
+export type App = Required<Omit<z.infer<typeof appSchema>, "expose" | "metrics">> & {
+  readonly expose?: AppExposure;
+  readonly metrics?: { readonly path: string };
+};
 
 /** The fully resolved environment: every default applied, every cross-field rule checked. */
 export interface PlatformConfig {

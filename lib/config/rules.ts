@@ -464,6 +464,13 @@ function appRules(config: PlatformConfig): ConfigProblem[] {
     }
     seen.add(key);
     if (app.expose) problems.push(...exposureRules(config, app.expose, `apps[${i}].expose`));
+    if (app.metrics && config.monitoring.backend === "none") {
+      problems.push({
+        path: cfg(`apps[${i}].metrics`),
+        problem: 'is set, but monitoring.backend is "none", so nothing would scrape it',
+        fix: "choose a monitoring.backend, or remove the app's metrics",
+      });
+    }
   });
   return problems;
 }

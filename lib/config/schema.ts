@@ -286,6 +286,8 @@ export const appSchema = z.strictObject({
   port: z.int().min(1).max(65535),
   /** @default 1 in dev, 2 elsewhere */
   replicas: z.int().min(1).max(1000).optional(),
+  /** Prometheus metrics on the app's port, scraped by the environment's monitoring. */
+  metrics: z.strictObject({ path: z.string().startsWith("/") }).optional(),
   /** Expose through the environment's ingress. */
   expose: z
     .strictObject({

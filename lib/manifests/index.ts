@@ -7,3 +7,4 @@ export * from "./exposure";
 export * from "./ingressResources";
 export * from "./sharedGateway";
 export * from "./acmeIssuer";
+export * from "./appWorkload";

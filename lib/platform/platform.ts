@@ -12,7 +12,13 @@ import {
 import { configWarnings, type PlatformConfig } from "../config";
 import { crdOwners, needsCertManager, type CrdOwners } from "../crds";
 import { Edge, ExistingCluster, GkeCluster, type ClusterAccess } from "../gcp";
-import { PlatformNamespace, gatewayAccessLabel, type MeshSettings } from "../manifests";
+import {
+  AppMonitor,
+  AppWorkload,
+  PlatformNamespace,
+  gatewayAccessLabel,
+  type MeshSettings,
+} from "../manifests";
 import { Ingress, edgeArgs } from "./ingress";
 
 export interface PlatformArgs {
@@ -102,8 +108,8 @@ export class Platform extends pulumi.ComponentResource {
         child,
       );
     }
+    const monitors = monitorsFor(config);
     if (config.mesh.kind === "linkerd" && this.certManager) {
-      const backend = config.monitoring.backend;
       this.linkerd = new Linkerd(
         `${name}-linkerd`,
         {
@@ -117,16 +123,12 @@ export class Platform extends pulumi.ComponentResource {
           certManager: this.certManager,
           provider,
           gatewayApiCrds: this.gatewayApiCrds?.resources,
-          monitoring:
-            backend === "none"
-              ? undefined
-              : backend === "managed-prometheus"
-                ? { backend: "managed-prometheus", selectorLabels: {} }
-                : {
-                    backend: "prometheus-operator",
-                    selectorLabels: config.monitoring.selectorLabels,
-                    crdOwner: this.prometheus?.release,
-                  },
+          monitoring: monitors
+            ? {
+                ...monitors,
+                crdOwner: monitors.backend === "prometheus-operator" ? this.prometheus?.release : undefined,
+              }
+            : undefined,
         },
         child,
       );
@@ -173,6 +175,42 @@ export class Platform extends pulumi.ComponentResource {
       },
       child,
     );
+    for (const app of config.apps) {
+      const ns = namespaces.get(app.namespace);
+      const inNamespace = ns ? new Map([[app.namespace, ns]]) : undefined;
+      const workload = newChart(`app-${app.namespace}-${app.name}`);
+      new AppWorkload(workload, "workload", {
+        name: app.name,
+        namespace: app.namespace,
+        image: app.image,
+        port: app.port,
+        replicas: app.replicas,
+        readinessPath: app.expose?.healthCheckPath,
+        drainingTimeoutSeconds: config.ingress.drainingTimeoutSeconds,
+      });
+      deployChart(`${name}-app-${app.namespace}-${app.name}`, workload, {
+        provider,
+        parent: this,
+        namespaces: inNamespace,
+      });
+      if (app.metrics && monitors) {
+        const monitor = newChart(`monitor-${app.namespace}-${app.name}`);
+        new AppMonitor(monitor, "monitor", {
+          name: app.name,
+          namespace: app.namespace,
+          path: app.metrics.path,
+          ...monitors,
+        });
+        // The monitor waits for its CRD's owner; the app never does.
+        deployChart(`${name}-monitor-${app.namespace}-${app.name}`, monitor, {
+          provider,
+          parent: this,
+          namespaces: inNamespace,
+          dependsOn:
+            monitors.backend === "prometheus-operator" && this.prometheus ? [this.prometheus.release] : [],
+        });
+      }
+    }
 
     this.registerOutputs({
       kubeconfig: this.kubeconfig,
@@ -214,10 +252,21 @@ export function notYetInstalled(config: PlatformConfig): string[] {
       "platform:mesh.kind is istio: this release prepares the cluster for it (webhook firewall port, cert-manager) but does not install Istio yet",
     );
   }
-  if (config.apps.length > 0) {
-    pending.push(
-      `platform:apps lists ${config.apps.length} app(s): this release creates their meshed namespaces, Services and routes but does not deploy their workloads yet`,
-    );
-  }
   return pending;
+}
+
+/** Which kind of monitor the environment's monitoring reads, and the labels its Prometheus selects. */
+export function monitorsFor(
+  config: PlatformConfig,
+):
+  | { backend: "prometheus-operator" | "managed-prometheus"; selectorLabels: Record<string, string> }
+  | undefined {
+  switch (config.monitoring.backend) {
+    case "none":
+      return undefined;
+    case "managed-prometheus":
+      return { backend: "managed-prometheus", selectorLabels: {} };
+    default:
+      return { backend: "prometheus-operator", selectorLabels: config.monitoring.selectorLabels };
+  }
 }

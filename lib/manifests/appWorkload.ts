@@ -1,0 +1,180 @@
+import { ApiObject, App, Chart, Duration, Size } from "cdk8s";
+import * as kplus from "cdk8s-plus-27";
+import { Construct } from "constructs";
+import { PodMonitor, PodMonitoring } from "./customResources";
+
+export interface AppWorkloadProps {
+  readonly name: string;
+  readonly namespace: string;
+  readonly image: string;
+  /** Container port, also the readiness and liveness port. */
+  readonly port: number;
+  readonly replicas: number;
+  /** Readiness path, which the load balancers health-check too. @default / */
+  readonly readinessPath?: string;
+  /** Seconds the load balancer drains a backend that left it. @default 30 */
+  readonly drainingTimeoutSeconds?: number;
+}
+
+interface DeploymentJson {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  spec: {
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: {
+        containers: { lifecycle?: unknown; securityContext?: Record<string, unknown>; ports?: unknown[] }[];
+      };
+    };
+  };
+}
+
+/** Seconds a load balancer takes to notice an unready backend: its health check interval (5s) times the unhealthy threshold (2). */
+export const loadBalancerDetectionSeconds = 10;
+
+/**
+ * How long a pod waits before it stops, and how long Kubernetes lets it take: the load balancer first
+ * sees the pod unready (its NEG readiness gate), then drains it, and only then may the app exit.
+ */
+export function shutdownTiming(drainingTimeoutSeconds: number): {
+  preStopSeconds: number;
+  gracePeriodSeconds: number;
+} {
+  const preStopSeconds = drainingTimeoutSeconds + loadBalancerDetectionSeconds;
+  // Ten more seconds for the app to finish after SIGTERM.
+  return { preStopSeconds, gracePeriodSeconds: preStopSeconds + 10 };
+}
+
+/**
+ * An app's Deployment (cdk8s-plus-27), secure and rollout-safe by default: non-root, read-only root
+ * filesystem, no privilege escalation, all capabilities dropped, RuntimeDefault seccomp; readiness and
+ * liveness probes; a preStop delay and grace period that outlast the load balancer's connection
+ * draining; surge-only rollouts; and a PodDisruptionBudget.
+ */
+export class AppWorkload extends Construct {
+  readonly deployment: ApiObject;
+
+  constructor(scope: Construct, id: string, props: AppWorkloadProps) {
+    super(scope, id);
+    const labels = { "app.kubernetes.io/name": props.name };
+    const path = props.readinessPath ?? "/";
+    const timing = shutdownTiming(props.drainingTimeoutSeconds ?? 30);
+
+    // Authored with cdk8s-plus-27 in a scratch chart, then emitted as plain JSON: its 1.27 API types
+    // would drop fields newer Kubernetes has, such as the preStop sleep action.
+    const authored = new kplus.Deployment(new Chart(new App(), "scratch"), "deployment", {
+      metadata: { name: props.name, namespace: props.namespace, labels },
+      replicas: props.replicas,
+      select: false,
+      podMetadata: { labels },
+      // Rollouts add a pod before removing one: capacity never drops (cdk8s-plus-27 DeploymentStrategy).
+      strategy: kplus.DeploymentStrategy.rollingUpdate({
+        maxSurge: kplus.PercentOrAbsolute.absolute(1),
+        maxUnavailable: kplus.PercentOrAbsolute.absolute(0),
+      }),
+      terminationGracePeriod: Duration.seconds(timing.gracePeriodSeconds),
+      // The app talks to no Kubernetes API; a mounted token would only be something to steal.
+      automountServiceAccountToken: false,
+      securityContext: { ensureNonRoot: true, user: 65532, group: 65532 },
+      containers: [
+        {
+          name: "app",
+          image: props.image,
+          portNumber: props.port,
+          securityContext: {
+            ensureNonRoot: true,
+            readOnlyRootFilesystem: true,
+            allowPrivilegeEscalation: false,
+            privileged: false,
+            user: 65532,
+            group: 65532,
+          },
+          // Requests let the scheduler and autoscaler place the pod; the memory limit stops a leak at the pod.
+          resources: {
+            cpu: { request: kplus.Cpu.millis(100) },
+            memory: { request: Size.mebibytes(128), limit: Size.mebibytes(256) },
+          },
+          readiness: kplus.Probe.fromHttpGet(path, {
+            port: props.port,
+            periodSeconds: Duration.seconds(5),
+            failureThreshold: 2,
+          }),
+          liveness: kplus.Probe.fromHttpGet(path, {
+            port: props.port,
+            initialDelaySeconds: Duration.seconds(10),
+            periodSeconds: Duration.seconds(10),
+            failureThreshold: 3,
+          }),
+        },
+      ],
+    });
+    authored.select(kplus.LabelSelector.of({ labels }));
+    const json = ApiObject.of(authored).toJson() as DeploymentJson;
+    const pod = json.spec.template;
+    // cdk8s-plus's own selection label carries the scratch construct path; the app label selects.
+    delete pod.metadata.labels["cdk8s.io/metadata.addr"];
+    const c = pod.spec.containers[0];
+    // Not in the 1.27 API: the preStop sleep action (on by default since Kubernetes 1.30), so the image needs no sleep binary.
+    c.lifecycle = { preStop: { sleep: { seconds: timing.preStopSeconds } } };
+    // Pod Security `restricted`: all capabilities dropped, RuntimeDefault seccomp.
+    c.securityContext = {
+      ...c.securityContext,
+      capabilities: { drop: ["ALL"] },
+      seccompProfile: { type: "RuntimeDefault" },
+    };
+    // Named, so monitors and load balancers can refer to it.
+    c.ports = [{ containerPort: props.port, name: "http" }];
+    this.deployment = new ApiObject(this, "deployment", json);
+
+    new ApiObject(this, "pdb", {
+      apiVersion: "policy/v1",
+      kind: "PodDisruptionBudget",
+      metadata: { name: props.name, namespace: props.namespace, labels },
+      // Node drains and upgrades evict one pod at a time and never the last one.
+      spec:
+        props.replicas > 1
+          ? { maxUnavailable: 1, selector: { matchLabels: labels } }
+          : { maxUnavailable: 0, selector: { matchLabels: labels } },
+    });
+  }
+}
+
+export interface AppMonitorProps {
+  readonly name: string;
+  readonly namespace: string;
+  /** Metrics path on the app's port. */
+  readonly path: string;
+  readonly backend: "prometheus-operator" | "managed-prometheus";
+  /** Labels the Prometheus selects PodMonitors by. */
+  readonly selectorLabels: Record<string, string>;
+}
+
+/** The app's scrape target: a PodMonitor for a Prometheus Operator, or PodMonitoring for Managed Prometheus. */
+export class AppMonitor extends Construct {
+  constructor(scope: Construct, id: string, props: AppMonitorProps) {
+    super(scope, id);
+    const labels = { "app.kubernetes.io/name": props.name };
+    if (props.backend === "prometheus-operator") {
+      new PodMonitor(this, "monitor", {
+        metadata: {
+          name: props.name,
+          namespace: props.namespace,
+          labels: { ...labels, ...props.selectorLabels },
+        },
+        spec: {
+          selector: { matchLabels: labels },
+          podMetricsEndpoints: [{ port: "http", path: props.path, interval: "30s" }],
+        },
+      });
+    } else {
+      new PodMonitoring(this, "monitor", {
+        metadata: { name: props.name, namespace: props.namespace, labels },
+        spec: {
+          selector: { matchLabels: labels },
+          endpoints: [{ port: "http", path: props.path, interval: "30s" }],
+        },
+      });
+    }
+  }
+}
