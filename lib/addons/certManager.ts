@@ -1,12 +1,12 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { CrdOwners } from "../crds";
+import type { ChartContext } from "./helmRelease";
 import { PlatformNamespace, type MeshSettings } from "../manifests";
 import { deployChart, newChart } from "./cdk8sBridge";
 import { pinnedRelease } from "./helmRelease";
 
 export interface CertManagerArgs {
-  readonly owners: CrdOwners;
+  readonly charts: ChartContext;
   readonly mesh: MeshSettings;
   /** Autopilot denies Leases in kube-system. */
   readonly autopilot: boolean;
@@ -54,7 +54,7 @@ export class CertManager extends pulumi.ComponentResource {
             }
           : {}),
       },
-      owners: args.owners,
+      charts: args.charts,
       provider: args.provider,
       parent: this,
       dependsOn: ns,
@@ -74,7 +74,7 @@ export class CertManager extends pulumi.ComponentResource {
             webhook: { port: 10250 },
           },
         },
-        owners: args.owners,
+        charts: args.charts,
         provider: args.provider,
         parent: this,
         // Its webhook certificate comes from a cert-manager Issuer (app.webhook.tls.helmCert.enabled: false).

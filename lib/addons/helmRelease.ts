@@ -1,19 +1,51 @@
 import * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import { checkCrdClaims, crdClaims, crdFamilies, crdValues, type CrdOwners } from "../crds";
+import type { ChartName as PinnedChart } from "../versions";
 import { charts, type ChartName } from "../versions";
 
 /** Plain JSON values for a chart. */
 export type Values = Record<string, unknown>;
+
+/** A user's values for one release, merged over the platform's (`platform:overrides.charts.<release>`). */
+export interface ChartOverride {
+  readonly values: Values;
+  /** The user takes responsibility for CRD flags that CRD ownership decides. */
+  readonly overrideCrdFlags: boolean;
+}
+
+/** What every release needs besides its own values: the CRD owners and the user's overrides. */
+export interface ChartContext {
+  readonly owners: CrdOwners;
+  /** By release name. */
+  readonly overrides: Readonly<Record<string, ChartOverride>>;
+}
+
+/**
+ * A release's final values: the component's, then the user's override, then the CRD flags that
+ * ownership decides, which win unless the user explicitly took them over (overrideCrdFlags).
+ */
+export function finalValues(
+  chart: PinnedChart,
+  componentValues: Values,
+  context: ChartContext,
+  release: string,
+): Values {
+  const override = context.overrides[release];
+  const crd = crdValues(chart, context.owners);
+  return override?.overrideCrdFlags
+    ? deepMerge(componentValues, crd, override.values)
+    : deepMerge(componentValues, override?.values ?? {}, crd);
+}
 
 export interface PinnedReleaseArgs {
   readonly chart: ChartName;
   /** Helm release name. */
   readonly name: string;
   readonly namespace: string;
-  /** The component's values; CRD flags are merged over them from the ownership table. */
+  /** The component's values; the user's override and the CRD flags are merged over them (finalValues). */
   readonly values: Values;
-  readonly owners: CrdOwners;
+  readonly charts: ChartContext;
   readonly provider: k8s.Provider;
   readonly parent: pulumi.Resource;
   readonly dependsOn?: readonly pulumi.Resource[];
@@ -27,8 +59,8 @@ export interface PinnedReleaseArgs {
  */
 export function pinnedRelease(args: PinnedReleaseArgs): k8s.helm.v3.Release {
   const pin = charts[args.chart];
-  const values = deepMerge(args.values, crdValues(args.chart, args.owners));
-  checkCrdClaims(args.owners, [{ release: args.name, chart: args.chart, values }]);
+  const values = finalValues(args.chart, args.values, args.charts, args.name);
+  checkCrdClaims(args.charts.owners, [{ release: args.name, chart: args.chart, values }]);
   const claims = crdClaims(args.chart, values);
   return new k8s.helm.v3.Release(
     args.name,

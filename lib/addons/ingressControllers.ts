@@ -1,13 +1,13 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { CrdOwners } from "../crds";
+import type { ChartContext } from "./helmRelease";
 import { PlatformNamespace, meshedPodSecurity, type MeshSettings } from "../manifests";
 import { deployChart, newChart } from "./cdk8sBridge";
 import { deepMerge, pinnedRelease, type Values } from "./helmRelease";
 
 export interface IngressControllerArgs {
   readonly mesh: MeshSettings;
-  readonly owners: CrdOwners;
+  readonly charts: ChartContext;
   readonly provider: k8s.Provider;
   /** cert-manager: certificates for hosts (and ingress-nginx's webhook) come from it. */
   readonly certManager: pulumi.Resource;
@@ -136,7 +136,7 @@ export class Traefik extends pulumi.ComponentResource {
       name: "traefik",
       namespace: this.namespace,
       values: traefikValues(args),
-      owners: args.owners,
+      charts: args.charts,
       provider: args.provider,
       parent: this,
       dependsOn: [...ns],
@@ -158,7 +158,7 @@ export class IngressNginx extends pulumi.ComponentResource {
       name: "ingress-nginx",
       namespace: this.namespace,
       values: ingressNginxValues(args),
-      owners: args.owners,
+      charts: args.charts,
       provider: args.provider,
       parent: this,
       // Its webhook certificate is a cert-manager Certificate.

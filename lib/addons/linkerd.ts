@@ -1,7 +1,7 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { PlatformConfig } from "../config";
-import type { CrdOwners } from "../crds";
+import type { ChartContext } from "./helmRelease";
 import {
   LinkerdIssuer,
   LinkerdMonitors,
@@ -28,7 +28,7 @@ type LinkerdOptions = Pick<
 export interface LinkerdArgs extends LinkerdOptions {
   readonly mesh: MeshSettings;
   readonly prometheusUrl?: string;
-  readonly owners: CrdOwners;
+  readonly charts: ChartContext;
   readonly certManager: CertManager;
   readonly provider: k8s.Provider;
   /** The Gateway API CRDs when the platform installs them; Linkerd's policy controller needs them first. */
@@ -146,7 +146,7 @@ export class Linkerd extends pulumi.ComponentResource {
       name: "linkerd-crds",
       namespace: linkerdNamespace,
       values: {},
-      owners: args.owners,
+      charts: args.charts,
       dependsOn: [ns(linkerdNamespace), ...(args.gatewayApiCrds ?? [])],
     });
 
@@ -159,7 +159,7 @@ export class Linkerd extends pulumi.ComponentResource {
           // GKE's Container-Optimized OS keeps CNI binaries in /home/kubernetes/bin, not /opt/cni/bin
           // (linkerd2 #2174); the chart's default would install a plugin the kubelet never runs.
           values: { destCNIBinDir: "/home/kubernetes/bin", destCNINetDir: "/etc/cni/net.d" },
-          owners: args.owners,
+          charts: args.charts,
           dependsOn: [ns(linkerdCniNamespace)],
         })
       : undefined;
@@ -189,7 +189,7 @@ export class Linkerd extends pulumi.ComponentResource {
       name: "linkerd-control-plane",
       namespace: linkerdNamespace,
       values: controlPlaneValues(args),
-      owners: args.owners,
+      charts: args.charts,
       dependsOn: [this.crds, ...issuer.values(), ...(cni ? [cni] : [])],
     });
 
@@ -207,7 +207,7 @@ export class Linkerd extends pulumi.ComponentResource {
           // The platform creates the namespace with its labels; no Job needs to patch them.
           createNamespaceMetadataJob: false,
         },
-        owners: args.owners,
+        charts: args.charts,
         dependsOn: [this.controlPlane, ns(linkerdVizNamespace)],
       });
     }

@@ -1,9 +1,9 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { CrdOwners } from "../crds";
+import type { ChartContext } from "./helmRelease";
 import { PlatformNamespace, type MeshSettings } from "../manifests";
 import { deployChart, newChart } from "./cdk8sBridge";
-import { pinnedRelease } from "./helmRelease";
+import { pinnedRelease, type Values } from "./helmRelease";
 
 export const monitoringNamespace = "monitoring";
 /** The release name; its Prometheus selects PodMonitors labelled `release: kube-prometheus-stack`. */
@@ -22,7 +22,14 @@ export class Prometheus extends pulumi.ComponentResource {
 
   constructor(
     name: string,
-    args: { owners: CrdOwners; mesh: MeshSettings; autopilot: boolean; provider: k8s.Provider },
+    args: {
+      charts: ChartContext;
+      mesh: MeshSettings;
+      autopilot: boolean;
+      /** Grafana dashboards to load from grafana.com, by name. */
+      dashboards?: Readonly<Record<string, { gnetId: number; revision: number }>>;
+      provider: k8s.Provider;
+    },
     opts?: pulumi.ComponentResourceOptions,
   ) {
     super("gke-mesh-platform:addons:Prometheus", name, {}, opts);
@@ -41,9 +48,12 @@ export class Prometheus extends pulumi.ComponentResource {
       chart: "kubePrometheusStack",
       name: prometheusReleaseName,
       namespace: monitoringNamespace,
-      // Autopilot admits no hostNetwork, hostPID or hostPath pods, which node-exporter needs; GKE reports node metrics itself.
-      values: args.autopilot ? { nodeExporter: { enabled: false } } : {},
-      owners: args.owners,
+      values: {
+        // Autopilot admits no hostNetwork, hostPID or hostPath pods, which node-exporter needs; GKE reports node metrics itself.
+        ...(args.autopilot ? { nodeExporter: { enabled: false } } : {}),
+        ...(args.dashboards ? { grafana: grafanaDashboards(args.dashboards) } : {}),
+      },
+      charts: args.charts,
       provider: args.provider,
       parent: this,
       dependsOn: ns,
@@ -51,3 +61,38 @@ export class Prometheus extends pulumi.ComponentResource {
     this.registerOutputs({ url: this.url });
   }
 }
+
+/** Grafana subchart values that load dashboards from grafana.com into a "mesh" folder. */
+export function grafanaDashboards(
+  dashboards: Readonly<Record<string, { gnetId: number; revision: number }>>,
+): Values {
+  return {
+    dashboardProviders: {
+      "dashboardproviders.yaml": {
+        apiVersion: 1,
+        providers: [
+          {
+            name: "mesh",
+            orgId: 1,
+            folder: "Mesh",
+            type: "file",
+            disableDeletion: true,
+            options: { path: "/var/lib/grafana/dashboards/mesh" },
+          },
+        ],
+      },
+    },
+    dashboards: {
+      // kube-prometheus-stack's Grafana names its Prometheus datasource "Prometheus".
+      mesh: Object.fromEntries(
+        Object.entries(dashboards).map(([name, d]) => [
+          name,
+          { gnetId: d.gnetId, revision: d.revision, datasource: "Prometheus" },
+        ]),
+      ),
+    },
+  };
+}
+
+/** The chart's Grafana Service: `<release>-grafana`, port 80. */
+export const grafanaUrl = `http://${prometheusReleaseName}-grafana.${monitoringNamespace}.svc.cluster.local`;

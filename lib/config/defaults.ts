@@ -111,6 +111,7 @@ export interface PlatformConfig {
     readonly backend: (typeof monitoringBackends)[number];
     readonly selectorLabels: Record<string, string>;
     readonly prometheusUrl?: string;
+    readonly meshDashboards: boolean;
   };
   /** CRD owners the user declared; lib/crds derives the rest. */
   readonly crds: {
@@ -119,6 +120,12 @@ export interface PlatformConfig {
     readonly gatewayApiBundleFile?: string;
   };
   readonly apps: readonly App[];
+  /** Chart value overrides by release name. */
+  readonly overrides: {
+    readonly charts: Readonly<
+      Record<string, { readonly values: Record<string, unknown>; readonly overrideCrdFlags: boolean }>
+    >;
+  };
 }
 
 /** What differs between tiers. Everything else is the same secure default everywhere. */
@@ -323,8 +330,17 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       // (podMonitorSelectorNilUsesHelmValues: true); the platform names its release kube-prometheus-stack.
       selectorLabels: input.monitoring?.selectorLabels ?? { release: "kube-prometheus-stack" },
       prometheusUrl: input.monitoring?.prometheusUrl,
+      meshDashboards: input.monitoring?.meshDashboards ?? false,
     },
     crds: { ...input.crds },
+    overrides: {
+      charts: Object.fromEntries(
+        Object.entries(input.overrides?.charts ?? {}).map(([release, o]) => [
+          release,
+          { values: o.values, overrideCrdFlags: o.overrideCrdFlags ?? false },
+        ]),
+      ),
+    },
     apps: (input.apps ?? []).map((a) => ({
       ...a,
       namespace: a.namespace ?? a.name,

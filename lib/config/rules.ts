@@ -362,6 +362,16 @@ function crdRules(input: EnvironmentInput, config: PlatformConfig): ConfigProble
       fix: "remove platform:crds.gatewayApiBundleFile",
     });
   }
+  if (
+    config.monitoring.meshDashboards &&
+    (config.monitoring.backend !== "prometheus" || config.mesh.kind !== "linkerd")
+  ) {
+    problems.push({
+      path: cfg("monitoring.meshDashboards"),
+      problem: `is true, but the dashboards go into the platform's Grafana (monitoring.backend "prometheus") for Linkerd; here the backend is "${config.monitoring.backend}" and the mesh "${config.mesh.kind}"`,
+      fix: 'set platform:monitoring.backend to "prometheus" with mesh.kind "linkerd", or remove platform:monitoring.meshDashboards',
+    });
+  }
   if (config.crds.prometheusOperator === "platform" && config.monitoring.backend !== "prometheus") {
     problems.push({
       path: cfg("crds.prometheusOperator"),

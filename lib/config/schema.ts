@@ -276,6 +276,8 @@ export const monitoringSchema = z.strictObject({
   selectorLabels: z.record(z.string(), z.string()).optional(),
   /** Query URL of an existing Prometheus (existing-prometheus), for the mesh dashboard. */
   prometheusUrl: z.url().optional(),
+  /** The mesh's Grafana dashboards in the platform's Grafana (backend prometheus). @default false */
+  meshDashboards: z.boolean().optional(),
 });
 
 export const appSchema = z.strictObject({
@@ -313,6 +315,21 @@ export const appSchema = z.strictObject({
     .optional(),
 });
 
+/** Changes to what the platform installs, without forking it. */
+export const overridesSchema = z.strictObject({
+  /** Values deep-merged over the platform's for a Helm release, by release name. */
+  charts: z
+    .record(
+      z.string(),
+      z.strictObject({
+        values: z.record(z.string(), z.unknown()),
+        /** Take over CRD flags that CRD ownership decides. @default false */
+        overrideCrdFlags: z.boolean().optional(),
+      }),
+    )
+    .optional(),
+});
+
 /** Everything one environment sets. Top-level keys are Pulumi config keys (`platform:<key>`). */
 export const environmentInputSchema = z.strictObject({
   /** Which tier's defaults apply. */
@@ -326,6 +343,7 @@ export const environmentInputSchema = z.strictObject({
   monitoring: monitoringSchema.optional(),
   crds: crdsSchema.optional(),
   apps: z.array(appSchema).optional(),
+  overrides: overridesSchema.optional(),
 });
 
 export type EnvironmentInput = z.infer<typeof environmentInputSchema>;

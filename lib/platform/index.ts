@@ -1,1 +1,3 @@
 export * from "./platform";
+export * from "./overrides";
+export * from "./ingress";

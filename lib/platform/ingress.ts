@@ -1,4 +1,4 @@
-import type * as k8s from "@pulumi/kubernetes";
+import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import {
   IngressNginx,
@@ -9,7 +9,7 @@ import {
   type CertManager,
 } from "../addons";
 import type { App, PlatformConfig } from "../config";
-import type { CrdOwners } from "../crds";
+import type { ChartContext } from "../addons";
 import type { Edge, EdgeArgs } from "../gcp";
 import {
   AcmeIssuer,
@@ -27,7 +27,7 @@ export const acmeIssuerName = "letsencrypt";
 
 export interface IngressArgs {
   readonly config: PlatformConfig;
-  readonly owners: CrdOwners;
+  readonly charts: ChartContext;
   readonly provider: k8s.Provider;
   /** cert-manager, when Traefik or ingress-nginx serve TLS. */
   readonly certManager?: CertManager;
@@ -85,6 +85,8 @@ export class Ingress extends pulumi.ComponentResource {
   readonly controller?: Traefik | IngressNginx;
   /** The Gateway's reserved address, when there is one. */
   readonly gatewayAddress?: pulumi.Output<string>;
+  /** The in-cluster controller's load balancer address (Traefik, ingress-nginx). */
+  readonly controllerAddress?: pulumi.Output<string>;
 
   constructor(name: string, args: IngressArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:platform:Ingress", name, {}, opts);
@@ -103,7 +105,7 @@ export class Ingress extends pulumi.ComponentResource {
     if ((ing.kind === "traefik" || ing.kind === "ingress-nginx") && cm) {
       const controllerArgs = {
         mesh: config.mesh,
-        owners: args.owners,
+        charts: args.charts,
         provider,
         certManager: cm.certManager,
         acmeHttp01: ing.acme?.solver === "http01",
@@ -112,6 +114,15 @@ export class Ingress extends pulumi.ComponentResource {
         ing.kind === "traefik"
           ? new Traefik(`${name}-traefik`, controllerArgs, { parent: this })
           : new IngressNginx(`${name}-ingress-nginx`, controllerArgs, { parent: this });
+      // The chart's LoadBalancer Service (Traefik: `traefik`; ingress-nginx: `ingress-nginx-controller`), read once it exists.
+      const service = ing.kind === "traefik" ? "traefik/traefik" : "ingress-nginx/ingress-nginx-controller";
+      this.controllerAddress = k8s.core.v1.Service.get(`${name}-controller-service`, service, {
+        provider,
+        parent: this,
+        dependsOn: [this.controller.release],
+      }).status.apply(
+        (s) => s?.loadBalancer?.ingress?.[0]?.ip ?? s?.loadBalancer?.ingress?.[0]?.hostname ?? "",
+      );
     }
     let issuer: pulumi.Resource[] = [];
     if (ing.acme && cm) {
@@ -187,6 +198,6 @@ export class Ingress extends pulumi.ComponentResource {
         namespaces: ns ? new Map([[e.namespace, ns]]) : undefined,
       });
     }
-    this.registerOutputs({ gatewayAddress: this.gatewayAddress });
+    this.registerOutputs({ gatewayAddress: this.gatewayAddress, controllerAddress: this.controllerAddress });
   }
 }

@@ -7,7 +7,10 @@ import {
   Prometheus,
   deployChart,
   newChart,
+  grafanaUrl,
+  linkerdVizNamespace,
   objectKey,
+  type ChartContext,
 } from "../addons";
 import { configWarnings, type PlatformConfig } from "../config";
 import { crdOwners, needsCertManager, type CrdOwners } from "../crds";
@@ -20,6 +23,8 @@ import {
   type MeshSettings,
 } from "../manifests";
 import { Ingress, edgeArgs } from "./ingress";
+import { chartContext } from "./overrides";
+import { linkerdFacts } from "../versions";
 
 export interface PlatformArgs {
   /** The validated environment, from `loadEnvironmentConfig()` or `parseEnvironment()`. */
@@ -46,6 +51,8 @@ export class Platform extends pulumi.ComponentResource {
   readonly gatewayApiChannel: pulumi.Output<string>;
   /** One owner per CRD family. */
   readonly crdOwners: CrdOwners;
+  /** CRD owners and the user's chart overrides, checked before anything is registered. */
+  readonly charts: ChartContext;
   readonly certManager?: CertManager;
   readonly linkerd?: Linkerd;
   readonly prometheus?: Prometheus;
@@ -57,6 +64,9 @@ export class Platform extends pulumi.ComponentResource {
     super("gke-mesh-platform:platform:Platform", name, {}, opts);
     const config = args.config;
     this.config = config;
+    // Ownership and overrides are decided before any resource exists: a conflict never half-applies.
+    this.crdOwners = crdOwners(config);
+    this.charts = chartContext(config, this.crdOwners);
     for (const warning of [...configWarnings(config), ...notYetInstalled(config)]) {
       void pulumi.log.warn(warning, this);
     }
@@ -70,8 +80,6 @@ export class Platform extends pulumi.ComponentResource {
     this.clusterName = this.cluster.clusterName;
     this.clusterLocation = this.cluster.location;
     this.gatewayApiChannel = this.cluster.gatewayApiChannel;
-    // Decided before any in-cluster resource exists; a conflict stops here.
-    this.crdOwners = crdOwners(config);
 
     const provider = this.provider;
     const mesh: MeshSettings = config.mesh;
@@ -90,7 +98,13 @@ export class Platform extends pulumi.ComponentResource {
     if (config.monitoring.backend === "prometheus") {
       this.prometheus = new Prometheus(
         `${name}-prometheus`,
-        { owners: this.crdOwners, mesh, autopilot: config.cluster.mode === "autopilot", provider },
+        {
+          charts: this.charts,
+          mesh,
+          autopilot: config.cluster.mode === "autopilot",
+          dashboards: config.monitoring.meshDashboards ? linkerdFacts.grafanaDashboards : undefined,
+          provider,
+        },
         child,
       );
     }
@@ -98,7 +112,7 @@ export class Platform extends pulumi.ComponentResource {
       this.certManager = new CertManager(
         `${name}-cert-manager`,
         {
-          owners: this.crdOwners,
+          charts: this.charts,
           mesh,
           autopilot: config.cluster.mode === "autopilot",
           trustManager: config.mesh.kind === "linkerd",
@@ -119,7 +133,7 @@ export class Platform extends pulumi.ComponentResource {
           previousTrustAnchor: config.mesh.previousTrustAnchor,
           tracing: config.mesh.tracing,
           prometheusUrl: this.prometheus?.url ?? config.monitoring.prometheusUrl,
-          owners: this.crdOwners,
+          charts: this.charts,
           certManager: this.certManager,
           provider,
           gatewayApiCrds: this.gatewayApiCrds?.resources,
@@ -167,7 +181,7 @@ export class Platform extends pulumi.ComponentResource {
       `${name}-ingress`,
       {
         config,
-        owners: this.crdOwners,
+        charts: this.charts,
         provider,
         certManager: this.certManager,
         edge: this.edge,
@@ -237,6 +251,11 @@ export class Platform extends pulumi.ComponentResource {
       gatewayApiChannel: this.gatewayApiChannel,
       ...built,
       ...(this.ingress.gatewayAddress ? { gatewayAddress: this.ingress.gatewayAddress } : {}),
+      ...(this.ingress.controllerAddress ? { ingressAddress: this.ingress.controllerAddress } : {}),
+      ...(this.prometheus ? { grafanaUrl: pulumi.output(grafanaUrl) } : {}),
+      ...(this.linkerd?.viz
+        ? { dashboardUrl: pulumi.output(`http://web.${linkerdVizNamespace}.svc.cluster.local:8084`) }
+        : {}),
     };
   }
 }

@@ -2,12 +2,14 @@ import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { renderFiles, summary } from "./files";
+import { stageGraph } from "./graph";
 import { readProject, renderProject, stacksOf } from "./project";
 
 const usage = `usage: npm run render -- <stack>              render stacks/Pulumi.<stack>.yaml (dev, staging, prod)
        npm run render -- examples/<name>      render an example project
 options: --stack <name>  which stack of an example (default: its only one, or dev)
-         --out <dir>     where to write (default: out/<stack> or out/examples/<name>)`;
+         --out <dir>     where to write (default: out/<stack> or out/examples/<name>)
+         --stages        also print the stages of the deployment as a Mermaid flowchart`;
 
 /** `npm run render`: evaluates a stack's program offline and writes `out/<stack>/`. Returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
@@ -16,6 +18,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     const i = args.indexOf(name);
     return i === -1 ? undefined : args.splice(i, 2)[1];
   };
+  const stages =
+    args.indexOf("--stages") !== -1 ? args.splice(args.indexOf("--stages"), 1).length > 0 : false;
   const stackFlag = flag("--stack");
   const outFlag = flag("--out");
   const target = args[0];
@@ -39,6 +43,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       fs.writeFileSync(path.join(outDir, file), content);
     }
     console.log(summary(result, outDir));
+    if (stages) console.log(`\n${stageGraph(result.resources)}`);
     return 0;
   } catch (err) {
     // Config errors carry their whole explanation; anything else is reported without a stack trace

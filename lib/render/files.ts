@@ -17,7 +17,7 @@ const helmReleaseType = "kubernetes:helm.sh/v3:Release";
 /** Kubernetes objects the program creates itself (not through a Helm chart), in apply order. */
 export function kubernetesObjects(result: RenderResult): RenderedResource[] {
   return applyOrder(result.resources).filter(
-    (r) => r.type.startsWith("kubernetes:") && r.type !== helmReleaseType,
+    (r) => r.type.startsWith("kubernetes:") && r.type !== helmReleaseType && !r.read,
   );
 }
 
@@ -38,6 +38,7 @@ function resourcesYaml(result: RenderResult): string {
       name: r.name,
       ...(r.parent ? { parent: r.parent } : {}),
       ...(r.custom ? {} : { component: true }),
+      ...(r.read ? { read: true } : {}),
       ...(r.provider ? { provider: r.provider } : {}),
       options: r.options,
       dependsOn: r.dependsOn,

@@ -198,3 +198,38 @@ class MinHeap<T> {
     return top;
   }
 }
+
+/**
+ * The deployment at a glance: every resource folded into its part of the stack (the components
+ * directly under the top-level component, and "apps" for the objects it deploys itself), with an
+ * arrow wherever something in one part waits for something in another. Rendered from the real
+ * dependency graph, so it cannot drift from what `pulumi up` does.
+ */
+export function stageGraph(resources: readonly RenderedResource[]): string {
+  const byKey = new Map(resources.map((r) => [r.key, r]));
+  const root = resources.find((r) => !r.parent && !r.custom);
+  const partOf = (key: string): string | undefined => {
+    let cur = byKey.get(key);
+    while (cur?.parent && cur.parent !== root?.key) cur = byKey.get(cur.parent);
+    if (!cur) return undefined;
+    return cur.custom ? "apps" : shortType(cur.type);
+  };
+  const order: string[] = [];
+  const edges = new Set<string>();
+  for (const r of applyOrder(resources)) {
+    const to = partOf(r.key);
+    if (!to) continue;
+    if (!order.includes(to)) order.push(to);
+    for (const d of r.dependencies) {
+      const from = partOf(d);
+      if (from && from !== to) edges.add(`${from} --> ${to}`);
+    }
+  }
+  const id = (part: string) => part.replace(/[^A-Za-z0-9]/g, "");
+  const lines = ["flowchart LR", ...order.map((p) => `  ${id(p)}["${p}"]`)];
+  for (const e of [...edges].sort()) {
+    const [from, to] = e.split(" --> ");
+    lines.push(`  ${id(from)} --> ${id(to)}`);
+  }
+  return lines.join("\n") + "\n";
+}

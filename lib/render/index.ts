@@ -1,4 +1,4 @@
-export { applyOrder, criticalPath, mermaid } from "./graph";
+export { applyOrder, criticalPath, mermaid, stageGraph } from "./graph";
 export { helmReleases, kubernetesObjects, renderFiles, summary } from "./files";
 export { placeholder } from "./mocks";
 export { readProject, readStackConfig, renderProject, stacksOf, type PulumiProject } from "./project";

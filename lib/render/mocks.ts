@@ -81,6 +81,10 @@ export class OfflineMocks implements pulumi.runtime.Mocks {
 
   newResource(args: pulumi.runtime.MockResourceArgs): pulumi.runtime.MockResourceResult {
     const inputs = (args.inputs ?? {}) as Inputs;
+    if (args.id) {
+      // A read (`.get`) of something that exists only after deploy: its id and a placeholder status.
+      return { id: args.id, state: { ...inputs, ...readState(args.type, args.id) } };
+    }
     this.resources.set(`${args.type}::${args.name}`, { type: args.type, name: args.name, inputs });
     const derived = computed[args.type]?.(args.name, inputs) ?? {};
     return {
@@ -98,6 +102,13 @@ export class OfflineMocks implements pulumi.runtime.Mocks {
     }
     return answer((args.inputs ?? {}) as Inputs);
   }
+}
+
+function readState(type: string, id: string): Inputs {
+  if (type === "kubernetes:core/v1:Service") {
+    return { status: { loadBalancer: { ingress: [{ ip: placeholder(`${id} load balancer IP`) }] } } };
+  }
+  return {};
 }
 
 function defaultId(type: string, name: string, inputs: Inputs): string {

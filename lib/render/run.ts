@@ -18,6 +18,8 @@ export interface RenderedResource {
   readonly name: string;
   /** False for component resources (groupings with no cloud object). */
   readonly custom: boolean;
+  /** Read from the cloud or cluster (`.get`), not created by the program. */
+  readonly read: boolean;
   /** Key of the parent; undefined for resources directly under the stack. */
   readonly parent?: string;
   /** Key of the explicit provider resource, for custom resources. */
@@ -211,6 +213,7 @@ async function assemble(
       type: r.type,
       name: r.name,
       custom: r.custom,
+      read: r.opts.id !== undefined,
       parent: parent ? keyOf.get(parent.resource) : undefined,
       provider: providerKey,
       dependsOn: explicit,

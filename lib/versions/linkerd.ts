@@ -22,6 +22,22 @@ export const linkerdFacts = {
   trustRootsKey: "ca-bundle.crt",
   /** kubernetes.io/tls Secret the chart reads with identity.issuer.scheme=kubernetes.io/tls. */
   issuerSecret: "linkerd-identity-issuer",
+  /**
+   * Linkerd's Grafana dashboards on grafana.com, with the revisions Linkerd's own Grafana install
+   * pins (linkerd/linkerd2 grafana/values.yaml).
+   */
+  grafanaDashboards: {
+    "linkerd-top-line": { gnetId: 15474, revision: 4 },
+    "linkerd-health": { gnetId: 15486, revision: 3 },
+    "linkerd-kubernetes": { gnetId: 15479, revision: 2 },
+    "linkerd-namespace": { gnetId: 15478, revision: 3 },
+    "linkerd-deployment": { gnetId: 15475, revision: 6 },
+    "linkerd-pod": { gnetId: 15477, revision: 3 },
+    "linkerd-service": { gnetId: 15480, revision: 3 },
+    "linkerd-route": { gnetId: 15481, revision: 3 },
+    "linkerd-authority": { gnetId: 15482, revision: 3 },
+    "linkerd-job": { gnetId: 15487, revision: 3 },
+  },
   /** The label that marks the control-plane namespace (templates/namespace.yaml), which the trust roots Bundle targets. */
   controlPlaneNamespaceLabel: "linkerd.io/is-control-plane",
 } as const;

@@ -295,6 +295,7 @@ describe("Platform stage 1", () => {
       networkId: "projects/acme-test/global/networks/gke-test-vpc",
       subnetId: "projects/acme-test/regions/europe-west1/subnetworks/gke-test-vpc-nodes",
       workloadIdentityPool: "acme-test.svc.id.goog",
+      grafanaUrl: "http://kube-prometheus-stack-grafana.monitoring.svc.cluster.local",
     });
   });
 });

@@ -12,6 +12,7 @@ function resource(
     type,
     name,
     custom: !type.startsWith("pkg:component"),
+    read: false,
     parent,
     dependsOn: [],
     dependencies,

@@ -10,6 +10,7 @@ import {
   renderProject,
   secretText,
   stacksOf,
+  stageGraph,
   type RenderResult,
 } from "../../lib/render";
 
@@ -128,13 +129,11 @@ describe("what resources.yaml shows a reviewer", () => {
     });
   });
 
-  test("the existing-cluster example builds no cloud resources, only the provider and what runs in the cluster", async () => {
+  test("the existing-cluster example builds nothing of a cluster: no network, cluster, nodes or KMS", async () => {
     const result = await renderOf("examples/existing-cluster (dev)");
-    const custom = result.resources.filter((r) => r.custom);
-    expect(
-      custom.filter((r) => !r.type.startsWith("kubernetes:") && !r.type.startsWith("pulumi:providers:")),
-    ).toEqual([]);
-    expect(custom.filter((r) => r.type === "pulumi:providers:kubernetes")).toHaveLength(1);
+    const cluster = /^gcp:(container|kms|compute\/(network|subnetwork|router|routerNat|firewall)):/;
+    expect(result.resources.filter((r) => cluster.test(r.type)).map((r) => r.type)).toEqual([]);
+    expect(result.resources.filter((r) => r.type === "pulumi:providers:kubernetes")).toHaveLength(1);
   });
 });
 
@@ -209,4 +208,66 @@ test("renders started together do not mix: the runtime is shared, so they take t
     "prod",
     "europe-west1",
   ]);
+});
+
+test("the README's picture of the stages is the dev stack's real dependency graph", async () => {
+  const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
+  const block = /<!-- stages:start -->\s*```mermaid\n([\s\S]*?)```\s*<!-- stages:end -->/.exec(readme)?.[1];
+  expect(block).toBe(stageGraph((await renderOf("stacks/dev")).resources));
+});
+
+describe("each example builds what its README says", () => {
+  const releasesOf = (r: RenderResult) =>
+    r.resources
+      .filter((x) => x.type === "kubernetes:helm.sh/v3:Release")
+      .map((x) => String(x.inputs.name))
+      .sort();
+  const kindsOf = (r: RenderResult) =>
+    new Set(r.resources.map((x) => (typeof x.inputs.kind === "string" ? x.inputs.kind : "")));
+
+  test("linkerd-traefik: Linkerd, Traefik, Prometheus; an IngressRoute with a Let's Encrypt certificate", async () => {
+    const r = await renderOf("examples/linkerd-traefik (dev)");
+    expect(releasesOf(r)).toEqual([
+      "cert-manager",
+      "kube-prometheus-stack",
+      "linkerd-control-plane",
+      "linkerd-crds",
+      "traefik",
+      "trust-manager",
+    ]);
+    expect([...kindsOf(r)]).toEqual(
+      expect.arrayContaining(["IngressRoute", "Middleware", "ClusterIssuer", "Deployment", "PodMonitor"]),
+    );
+  });
+
+  test("linkerd-gke-gateway: the shared Gateway and the app's route and policies, Managed Prometheus", async () => {
+    const r = await renderOf("examples/linkerd-gke-gateway (dev)");
+    expect([...kindsOf(r)]).toEqual(
+      expect.arrayContaining([
+        "Gateway",
+        "HTTPRoute",
+        "HealthCheckPolicy",
+        "GCPBackendPolicy",
+        "GCPGatewayPolicy",
+        "PodMonitoring",
+      ]),
+    );
+    expect(kindsOf(r).has("PodMonitor")).toBe(false);
+  });
+
+  test("istio-ingress-nginx: ingress-nginx with its retirement warning", async () => {
+    const r = await renderOf("examples/istio-ingress-nginx (dev)");
+    expect(releasesOf(r)).toContain("ingress-nginx");
+    expect(r.warnings).toEqual(
+      expect.arrayContaining([expect.stringContaining("retired upstream in March 2026")]),
+    );
+  });
+
+  test("autopilot and existing-cluster expose the app through the Gateway", async () => {
+    for (const label of ["examples/autopilot (dev)", "examples/existing-cluster (dev)"]) {
+      expect([...kindsOf(await renderOf(label))]).toEqual(
+        expect.arrayContaining(["Gateway", "HTTPRoute", "Deployment"]),
+      );
+    }
+  });
 });

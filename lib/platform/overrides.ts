@@ -1,0 +1,67 @@
+import { finalValues, type ChartContext } from "../addons";
+import { ConfigError, type PlatformConfig } from "../config";
+import { checkCrdClaims, crdValues, needsCertManager, type CrdOwners } from "../crds";
+import type { ChartName } from "../versions";
+
+/** Every Helm release the environment installs, by release name. */
+export function plannedReleases(config: PlatformConfig): Record<string, ChartName> {
+  const releases: Record<string, ChartName> = {};
+  if (needsCertManager(config)) releases["cert-manager"] = "certManager";
+  if (config.mesh.kind === "linkerd") {
+    releases["trust-manager"] = "trustManager";
+    releases["linkerd-crds"] = "linkerdCrds";
+    releases["linkerd-control-plane"] = "linkerdControlPlane";
+    if (config.mesh.cni) releases["linkerd-cni"] = "linkerdCni";
+    if (config.mesh.dashboard) releases["linkerd-viz"] = "linkerdViz";
+  }
+  if (config.monitoring.backend === "prometheus") releases["kube-prometheus-stack"] = "kubePrometheusStack";
+  if (config.ingress.kind === "traefik") releases.traefik = "traefik";
+  if (config.ingress.kind === "ingress-nginx") releases["ingress-nginx"] = "ingressNginx";
+  return releases;
+}
+
+/**
+ * The chart context, with every override checked before any resource exists: it names a release
+ * this environment installs; it leaves CRD flags alone unless it says so; and even then, the values
+ * it produces must not install CRDs another owner has.
+ */
+export function chartContext(config: PlatformConfig, owners: CrdOwners): ChartContext {
+  const context: ChartContext = { owners, overrides: config.overrides.charts };
+  const releases = plannedReleases(config);
+  for (const [release, override] of Object.entries(config.overrides.charts)) {
+    const at = `platform:overrides.charts.${release}`;
+    const chart = releases[release];
+    if (!chart) {
+      throw new ConfigError([
+        {
+          path: at,
+          problem: `names no Helm release of this environment`,
+          allowed: Object.keys(releases).join(", ") || "none: this environment installs no chart",
+          fix: "use one of those release names, or remove the override",
+        },
+      ]);
+    }
+    const owned = pathsOf(crdValues(chart, owners));
+    const touched = pathsOf(override.values).filter((p) => owned.includes(p));
+    if (touched.length > 0 && !override.overrideCrdFlags) {
+      throw new ConfigError([
+        {
+          path: `${at}.values.${touched[0]}`,
+          problem: `is decided by CRD ownership (lib/crds), so the platform would overwrite it`,
+          allowed: `values other than ${owned.join(", ")}`,
+          fix: `remove it, or set ${at}.overrideCrdFlags to true to take responsibility for the CRDs`,
+        },
+      ]);
+    }
+    checkCrdClaims(owners, [{ release, chart, values: finalValues(chart, {}, context, release) }]);
+  }
+  return context;
+}
+
+function pathsOf(values: Record<string, unknown>, prefix = ""): string[] {
+  return Object.entries(values).flatMap(([k, v]) =>
+    v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length > 0
+      ? pathsOf(v as Record<string, unknown>, `${prefix}${k}.`)
+      : [`${prefix}${k}`],
+  );
+}

@@ -1,0 +1,241 @@
+import * as pulumi from "@pulumi/pulumi";
+import { ConfigError } from "../../lib/config";
+import { CrdOwnershipError } from "../../lib/crds";
+import { Platform, plannedReleases } from "../../lib/platform";
+import { placeholder, type RenderResult, type RenderedResource } from "../../lib/render";
+import { config, render } from "../helpers";
+import { readReference, referenceDir, skipReason, unknownValuePaths } from "../upstream/reference";
+
+const RELEASE = "kubernetes:helm.sh/v3:Release";
+const shop = {
+  name: "shop",
+  image: "hello:2",
+  port: 8080,
+  metrics: { path: "/metrics" },
+  expose: { host: "shop.example.com", healthCheckPath: "/ready" },
+};
+
+async function renderPlatform(
+  overrides: Record<string, unknown>,
+  opts?: pulumi.ComponentResourceOptions,
+): Promise<RenderResult> {
+  const c = config(overrides);
+  return render(() => new Platform("platform", { config: c }, opts).outputs());
+}
+
+function release(result: RenderResult, name: string): RenderedResource {
+  const r = result.resources.find((x) => x.type === RELEASE && x.inputs.name === name);
+  if (!r) throw new Error(`no release ${name}`);
+  return r;
+}
+
+function find(result: RenderResult, kind: string, name: string): RenderedResource {
+  const r = result.resources.find(
+    (x) => x.inputs.kind === kind && (x.inputs.metadata as { name?: string } | undefined)?.name === name,
+  );
+  if (!r) throw new Error(`no ${kind} ${name}`);
+  return r;
+}
+
+const values = (r: RenderedResource) => r.inputs.values as Record<string, unknown>;
+
+describe("overrides without forking", () => {
+  test("values are deep-merged over the platform's", async () => {
+    const result = await renderPlatform({
+      overrides: {
+        charts: {
+          "linkerd-control-plane": { values: { proxy: { logLevel: "debug" }, controllerLogLevel: "debug" } },
+        },
+      },
+    });
+    expect(values(release(result, "linkerd-control-plane"))).toMatchObject({
+      proxy: { nativeSidecar: true, logLevel: "debug" },
+      controllerLogLevel: "debug",
+      identity: { externalCA: true },
+    });
+  });
+
+  test("an override for a release the environment does not install fails, listing the ones it does", () => {
+    expect(
+      () => new Platform("p", { config: config({ overrides: { charts: { traefik: { values: {} } } } }) }),
+    ).toThrow(ConfigError);
+    try {
+      new Platform("p", { config: config({ overrides: { charts: { traefik: { values: {} } } } }) });
+    } catch (err) {
+      expect((err as ConfigError).problems[0]).toMatchObject({
+        path: "platform:overrides.charts.traefik",
+        allowed: "cert-manager, trust-manager, linkerd-crds, linkerd-control-plane, kube-prometheus-stack",
+      });
+    }
+  });
+
+  test("a CRD flag that ownership decides cannot be overridden silently", () => {
+    const attempt = () =>
+      new Platform("p", {
+        config: config({ overrides: { charts: { "cert-manager": { values: { crds: { keep: false } } } } } }),
+      });
+    expect(attempt).toThrow(
+      /platform:overrides.charts.cert-manager.values.crds.keep: is decided by CRD ownership[\s\S]*set platform:overrides.charts.cert-manager.overrideCrdFlags to true/,
+    );
+  });
+
+  test("with overrideCrdFlags the user's value wins, but a second owner still fails", async () => {
+    const result = await renderPlatform({
+      overrides: {
+        charts: { "cert-manager": { values: { crds: { keep: false } }, overrideCrdFlags: true } },
+      },
+    });
+    expect(values(release(result, "cert-manager"))).toEqual({ crds: { enabled: true, keep: false } });
+    expect(
+      () =>
+        new Platform("p", {
+          config: config({
+            overrides: {
+              charts: { "linkerd-crds": { values: { enableHttpRoutes: true }, overrideCrdFlags: true } },
+            },
+          }),
+        }),
+    ).toThrow(CrdOwnershipError);
+  });
+
+  test("nothing is registered when an override is refused", async () => {
+    const c = config({
+      overrides: {
+        charts: { "linkerd-crds": { values: { enableHttpRoutes: true }, overrideCrdFlags: true } },
+      },
+    });
+    let registered = -1;
+    await render(() => {
+      try {
+        new Platform("p", { config: c });
+      } catch {
+        // counted below
+      }
+      return undefined;
+    }).then((r) => {
+      registered = r.resources.filter((x) => x.custom).length;
+    });
+    expect(registered).toBe(0);
+  });
+
+  test("Pulumi transformations passed to the Platform apply to every resource under it", async () => {
+    const protectReleases: pulumi.ResourceTransformation = ({ type, props, opts }) =>
+      type === RELEASE
+        ? { props, opts: pulumi.mergeOptions(opts, { ignoreChanges: ["values.podAnnotations"] }) }
+        : undefined;
+    const result = await renderPlatform({}, { transformations: [protectReleases] });
+    expect(release(result, "linkerd-control-plane").options.ignoreChanges).toEqual(["values.podAnnotations"]);
+  });
+});
+
+describe("the whole environment", () => {
+  let result: RenderResult;
+  beforeAll(async () => {
+    result = await renderPlatform({
+      mesh: { kind: "linkerd", dashboard: true },
+      monitoring: { backend: "prometheus", meshDashboards: true },
+      apps: [shop],
+    });
+  });
+
+  test("the planned releases are exactly the ones rendered", async () => {
+    for (const overrides of [
+      {},
+      {
+        mesh: { kind: "linkerd", cni: true, dashboard: true },
+        ingress: { kind: "traefik", acme: { email: "a@example.com" } },
+        apps: [shop],
+      },
+      {
+        mesh: { kind: "none" },
+        monitoring: { backend: "managed-prometheus" },
+        ingress: { kind: "ingress-nginx", acme: { email: "a@example.com" } },
+        apps: [shop],
+      },
+    ]) {
+      const r = await renderPlatform(overrides);
+      const rendered = r.resources
+        .filter((x) => x.type === RELEASE)
+        .map((x) => String(x.inputs.name))
+        .sort();
+      expect(rendered).toEqual(Object.keys(plannedReleases(config(overrides))).sort());
+    }
+  });
+
+  test("outputs a user needs: kubeconfig (secret), the Gateway address, Grafana and the mesh dashboard", () => {
+    expect(result.outputs).toMatchObject({
+      kubeconfig: "[secret]",
+      gatewayAddress: placeholder("platform-edge-gateway-ip IP address"),
+      grafanaUrl: "http://kube-prometheus-stack-grafana.monitoring.svc.cluster.local",
+      dashboardUrl: "http://web.linkerd-viz.svc.cluster.local:8084",
+    });
+  });
+
+  test("an in-cluster ingress exports its load balancer's address", async () => {
+    const r = await renderPlatform({
+      ingress: { kind: "traefik", acme: { email: "a@example.com" } },
+      apps: [shop],
+    });
+    expect(r.outputs.ingressAddress).toBe(placeholder("traefik/traefik load balancer IP"));
+    // A read, not something the program creates.
+    expect(r.resources.find((x) => x.type === "kubernetes:core/v1:Service" && x.read)).toBeDefined();
+  });
+
+  test("the app: a Deployment waiting only for its namespace; its monitor only for the CRD owner", () => {
+    const deployment = find(result, "Deployment", "shop");
+    const namespace = find(result, "Namespace", "shop");
+    expect(deployment.dependsOn).toEqual([namespace.key]);
+    const monitor = find(result, "PodMonitor", "shop");
+    expect(monitor.dependsOn).toEqual(expect.arrayContaining([release(result, "kube-prometheus-stack").key]));
+    expect((monitor.inputs.metadata as { labels: Record<string, string> }).labels).toMatchObject({
+      release: "kube-prometheus-stack",
+    });
+  });
+
+  test("the app's route never waits for linkerd-viz or the dashboards", () => {
+    const route = find(result, "HTTPRoute", "shop");
+    const all = new Set<string>();
+    const visit = (key: string) => {
+      for (const d of result.resources.find((r) => r.key === key)?.dependencies ?? []) {
+        if (!all.has(d)) {
+          all.add(d);
+          visit(d);
+        }
+      }
+    };
+    visit(route.key);
+    expect([...all].filter((k) => k.includes("linkerd-viz"))).toEqual([]);
+  });
+
+  test("the mesh's Grafana dashboards are loaded into the platform's Grafana", () => {
+    const grafana = values(release(result, "kube-prometheus-stack")).grafana as {
+      dashboards: { mesh: Record<string, unknown> };
+    };
+    expect(grafana.dashboards.mesh["linkerd-top-line"]).toEqual({
+      gnetId: 15474,
+      revision: 4,
+      datasource: "Prometheus",
+    });
+  });
+});
+
+(referenceDir ? describe : describe.skip)(
+  `against the pinned upstream (${referenceDir ? "reference present" : skipReason})`,
+  () => {
+    test("kube-prometheus-stack values exist, the grafana subchart's passing through", async () => {
+      const result = await renderPlatform({
+        cluster: { mode: "autopilot" },
+        mesh: { kind: "linkerd" },
+        monitoring: { backend: "prometheus", meshDashboards: true },
+      });
+      // `grafana:` holds the grafana subchart's values (kube-prometheus-stack Chart.yaml dependency).
+      expect(
+        unknownValuePaths(
+          values(release(result, "kube-prometheus-stack")),
+          readReference("kube-prometheus-stack-88.5.3.values.yaml"),
+          ["grafana"],
+        ),
+      ).toEqual([]);
+    });
+  },
+);
