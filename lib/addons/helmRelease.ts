@@ -49,6 +49,8 @@ export interface PinnedReleaseArgs {
   readonly provider: k8s.Provider;
   readonly parent: pulumi.Resource;
   readonly dependsOn?: readonly pulumi.Resource[];
+  /** Another version of the chart than its pin, from a list the pins allow (istioVersions). */
+  readonly version?: string;
 }
 
 /**
@@ -68,7 +70,7 @@ export function pinnedRelease(args: PinnedReleaseArgs): k8s.helm.v3.Release {
       name: args.name,
       namespace: args.namespace,
       chart: pin.chart,
-      version: pin.version,
+      version: args.version ?? pin.version,
       repositoryOpts: { repo: pin.repo },
       values,
       // Namespaces are the platform's own objects, with Pod Security and mesh labels.

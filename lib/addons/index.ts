@@ -5,3 +5,4 @@ export * from "./helmRelease";
 export * from "./linkerd";
 export * from "./prometheus";
 export * from "./ingressControllers";
+export * from "./istio";

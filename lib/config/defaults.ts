@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { istioVersions } from "../versions";
 import type {
   EnvironmentInput,
   Tier,
@@ -88,6 +89,16 @@ export interface PlatformConfig {
     readonly highAvailability: boolean;
     readonly dashboard: boolean;
     readonly previousTrustAnchor: boolean;
+    readonly istio: {
+      /** Absent: one istiod without a revision. */
+      readonly revisions?: readonly {
+        readonly name: string;
+        readonly version: (typeof istioVersions)[number];
+      }[];
+      readonly defaultRevision?: string;
+      readonly mtls: "STRICT" | "PERMISSIVE";
+      readonly loadBalancerTraffic: "permissive-ports";
+    };
     readonly tracing?: {
       readonly collectorEndpoint: string;
       readonly serviceAccount?: string;
@@ -300,6 +311,13 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       dashboard: input.mesh?.dashboard ?? false,
       previousTrustAnchor: input.mesh?.previousTrustAnchor ?? false,
       tracing: input.mesh?.tracing,
+      istio: {
+        revisions: input.mesh?.istio?.revisions,
+        defaultRevision: input.mesh?.istio?.defaultRevision ?? input.mesh?.istio?.revisions?.[0]?.name,
+        // STRICT where it matters: prod, and staging so prod's failures show up there first.
+        mtls: input.mesh?.istio?.mtls ?? (input.tier === "dev" ? "PERMISSIVE" : "STRICT"),
+        loadBalancerTraffic: input.mesh?.istio?.loadBalancerTraffic ?? "permissive-ports",
+      },
     },
     ingress: {
       // GKE Gateway: Google's managed load balancer with container-native NEGs, no in-cluster proxy to run.

@@ -292,6 +292,30 @@ function meshRules(input: EnvironmentInput, config: PlatformConfig): ConfigProbl
       fix: "set both platform:mesh.tracing.serviceAccount and platform:mesh.tracing.namespace, or neither",
     });
   }
+  if (input.mesh?.istio !== undefined && config.mesh.kind !== "istio") {
+    problems.push({
+      path: cfg("mesh.istio"),
+      problem: `is set, but mesh.kind is "${config.mesh.kind}"`,
+      fix: 'remove platform:mesh.istio, or set platform:mesh.kind to "istio"',
+    });
+  }
+  const revisions = config.mesh.istio.revisions ?? [];
+  const names = revisions.map((r) => r.name);
+  if (new Set(names).size !== names.length) {
+    problems.push({
+      path: cfg("mesh.istio.revisions"),
+      problem: `names a revision twice (${names.join(", ")})`,
+      fix: "give each revision its own name",
+    });
+  }
+  if (input.mesh?.istio?.defaultRevision !== undefined && !names.includes(input.mesh.istio.defaultRevision)) {
+    problems.push({
+      path: cfg("mesh.istio.defaultRevision"),
+      problem: `${showValue(input.mesh.istio.defaultRevision)} is not one of mesh.istio.revisions`,
+      allowed: names.join(", ") || "none: list mesh.istio.revisions first",
+      fix: "name one of the revisions",
+    });
+  }
   for (const key of ["previousTrustAnchor", "tracing"] as const) {
     if (input.mesh?.[key] !== undefined && config.mesh.kind !== "linkerd") {
       problems.push({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { istioVersions } from "../versions";
 
 /**
  * The environment config as a user writes it, in `stacks/Pulumi.<env>.yaml` under the `platform:`
@@ -203,6 +204,29 @@ export const meshSchema = z.strictObject({
       /** The collector's service account and namespace, its identity in the mesh. */
       serviceAccount: z.string().min(1).optional(),
       namespace: z.string().min(1).optional(),
+    })
+    .optional(),
+  /** Istio options. */
+  istio: z
+    .strictObject({
+      /**
+       * istiod revisions, each with a pinned Istio version; two during a canary upgrade. Without this,
+       * one istiod of the pinned version and namespaces labelled istio-injection=enabled.
+       */
+      revisions: z
+        .array(z.strictObject({ name: resourceName, version: z.enum(istioVersions) }))
+        .min(1)
+        .max(2)
+        .optional(),
+      /** The revision app namespaces are injected by (istio.io/rev). @default the first revision */
+      defaultRevision: resourceName.optional(),
+      /** Mesh-wide mTLS. @default STRICT in staging and prod, PERMISSIVE in dev */
+      mtls: z.enum(["STRICT", "PERMISSIVE"]).optional(),
+      /**
+       * How a Google load balancer's traffic, which reaches pods outside the mesh, enters it:
+       * `permissive-ports` lets the exposed port accept plain traffic. @default permissive-ports
+       */
+      loadBalancerTraffic: z.enum(["permissive-ports"]).optional(),
     })
     .optional(),
   /** During a trust anchor rotation, also trust the Secret `linkerd-previous-anchor` (docs/linkerd.md). @default false */

@@ -74,6 +74,18 @@ export class ClusterIssuer extends ApiObject {
   }
 }
 
+/** A namespaced cert-manager Issuer: the same spec as a ClusterIssuer, in one namespace. */
+export class Issuer extends ApiObject {
+  constructor(scope: Construct, id: string, props: { metadata: ApiObjectMetadata; spec: ClusterIssuerSpec }) {
+    super(scope, id, {
+      apiVersion: "cert-manager.io/v1",
+      kind: "Issuer",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}
+
 // ---------- trust.cert-manager.io/v1alpha1 ----------
 
 export interface BundleSpec {
@@ -138,6 +150,58 @@ export class PodMonitor extends ApiObject {
     super(scope, id, {
       apiVersion: "monitoring.coreos.com/v1",
       kind: "PodMonitor",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}
+
+export interface ServiceMonitorSpec {
+  readonly selector: LabelSelector;
+  readonly namespaceSelector?: { readonly any?: boolean; readonly matchNames?: readonly string[] };
+  readonly jobLabel?: string;
+  readonly targetLabels?: readonly string[];
+  readonly endpoints: readonly {
+    readonly port: string;
+    readonly interval?: string;
+    readonly path?: string;
+  }[];
+}
+
+export class ServiceMonitor extends ApiObject {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { metadata: ApiObjectMetadata; spec: ServiceMonitorSpec },
+  ) {
+    super(scope, id, {
+      apiVersion: "monitoring.coreos.com/v1",
+      kind: "ServiceMonitor",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}
+
+// ---------- security.istio.io/v1 ----------
+
+export type MtlsMode = "STRICT" | "PERMISSIVE";
+
+export interface PeerAuthenticationSpec {
+  readonly selector?: { readonly matchLabels: Record<string, string> };
+  readonly mtls?: { readonly mode: MtlsMode };
+  readonly portLevelMtls?: Readonly<Record<string, { readonly mode: MtlsMode }>>;
+}
+
+export class PeerAuthentication extends ApiObject {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { metadata: ApiObjectMetadata; spec: PeerAuthenticationSpec },
+  ) {
+    super(scope, id, {
+      apiVersion: "security.istio.io/v1",
+      kind: "PeerAuthentication",
       metadata: props.metadata,
       spec: props.spec,
     });

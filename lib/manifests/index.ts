@@ -8,3 +8,4 @@ export * from "./ingressResources";
 export * from "./sharedGateway";
 export * from "./acmeIssuer";
 export * from "./appWorkload";
+export * from "./istio";

@@ -10,6 +10,8 @@ export interface MeshSettings {
   readonly nativeSidecars: boolean;
   /** Istio only. */
   readonly dataplane: "sidecar" | "ambient";
+  /** Istio only: the istiod revision that injects app namespaces; absent for the default install. */
+  readonly revision?: string;
 }
 
 export type PodSecurityLevel = "privileged" | "baseline" | "restricted";
@@ -97,8 +99,11 @@ export function meshMetadata(mesh: MeshSettings): {
     case "istio":
       return mesh.dataplane === "ambient"
         ? { labels: { "istio.io/dataplane-mode": "ambient" }, annotations: {} }
-        : // Only istio-injection, never also istio.io/rev: when both are set the first silently wins.
-          { labels: { "istio-injection": "enabled" }, annotations: {} };
+        : // Either label, never both: with both, istio-injection silently wins over istio.io/rev.
+          {
+            labels: mesh.revision ? { "istio.io/rev": mesh.revision } : { "istio-injection": "enabled" },
+            annotations: {},
+          };
     case "none":
       return { labels: {}, annotations: {} };
   }

@@ -1,4 +1,4 @@
-import { finalValues, type ChartContext } from "../addons";
+import { finalValues, istiodReleases, type ChartContext } from "../addons";
 import { ConfigError, type PlatformConfig } from "../config";
 import { checkCrdClaims, crdValues, needsCertManager, type CrdOwners } from "../crds";
 import type { ChartName } from "../versions";
@@ -13,6 +13,13 @@ export function plannedReleases(config: PlatformConfig): Record<string, ChartNam
     releases["linkerd-control-plane"] = "linkerdControlPlane";
     if (config.mesh.cni) releases["linkerd-cni"] = "linkerdCni";
     if (config.mesh.dashboard) releases["linkerd-viz"] = "linkerdViz";
+  }
+  if (config.mesh.kind === "istio") {
+    releases["cert-manager-istio-csr"] = "istioCsr";
+    releases["istio-base"] = "istioBase";
+    for (const r of istiodReleases(config.mesh.istio)) releases[r.release] = "istiod";
+    if (config.mesh.cni || config.mesh.dataplane === "ambient") releases["istio-cni"] = "istioCni";
+    if (config.mesh.dataplane === "ambient") releases.ztunnel = "ztunnel";
   }
   if (config.monitoring.backend === "prometheus") releases["kube-prometheus-stack"] = "kubePrometheusStack";
   if (config.ingress.kind === "traefik") releases.traefik = "traefik";

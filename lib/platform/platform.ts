@@ -3,6 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import {
   CertManager,
   GatewayApiCrds,
+  Istio,
   Linkerd,
   Prometheus,
   deployChart,
@@ -18,6 +19,7 @@ import { Edge, ExistingCluster, GkeCluster, type ClusterAccess } from "../gcp";
 import {
   AppMonitor,
   AppWorkload,
+  LoadBalancerPort,
   PlatformNamespace,
   gatewayAccessLabel,
   type MeshSettings,
@@ -55,6 +57,7 @@ export class Platform extends pulumi.ComponentResource {
   readonly charts: ChartContext;
   readonly certManager?: CertManager;
   readonly linkerd?: Linkerd;
+  readonly istio?: Istio;
   readonly prometheus?: Prometheus;
   readonly gatewayApiCrds?: GatewayApiCrds;
   readonly edge?: Edge;
@@ -67,7 +70,7 @@ export class Platform extends pulumi.ComponentResource {
     // Ownership and overrides are decided before any resource exists: a conflict never half-applies.
     this.crdOwners = crdOwners(config);
     this.charts = chartContext(config, this.crdOwners);
-    for (const warning of [...configWarnings(config), ...notYetInstalled(config)]) {
+    for (const warning of configWarnings(config)) {
       void pulumi.log.warn(warning, this);
     }
 
@@ -82,7 +85,10 @@ export class Platform extends pulumi.ComponentResource {
     this.gatewayApiChannel = this.cluster.gatewayApiChannel;
 
     const provider = this.provider;
-    const mesh: MeshSettings = config.mesh;
+    const mesh: MeshSettings = {
+      ...config.mesh,
+      revision: config.mesh.kind === "istio" ? config.mesh.istio.defaultRevision : undefined,
+    };
     const child = { parent: this };
 
     const edge = edgeArgs(config, this.cluster instanceof GkeCluster ? this.cluster.subnetId : undefined);
@@ -148,6 +154,28 @@ export class Platform extends pulumi.ComponentResource {
       );
     }
 
+    if (config.mesh.kind === "istio" && this.certManager) {
+      this.istio = new Istio(
+        `${name}-istio`,
+        {
+          mesh,
+          istio: config.mesh.istio,
+          highAvailability: config.mesh.highAvailability,
+          charts: this.charts,
+          certManager: this.certManager,
+          provider,
+          monitoring: monitors
+            ? {
+                ...monitors,
+                crdOwner: monitors.backend === "prometheus-operator" ? this.prometheus?.release : undefined,
+              }
+            : undefined,
+        },
+        child,
+      );
+    }
+    const injector = this.linkerd?.controlPlane ?? this.istio?.injector;
+
     // Stage 5: app namespaces, meshed, labelled for the shared Gateway when an app there uses it. They
     // wait only for the mesh's injector, not for dashboards or monitors.
     const appNamespaces = [...new Set(config.apps.map((a) => a.namespace))].sort();
@@ -168,7 +196,7 @@ export class Platform extends pulumi.ComponentResource {
       const deployed = deployChart(`${name}-apps`, chart, {
         provider,
         parent: this,
-        dependsOn: this.linkerd ? [this.linkerd.controlPlane] : [],
+        dependsOn: injector ? [injector] : [],
       });
       namespaces = new Map(
         appNamespaces.map((ns) => [
@@ -202,10 +230,21 @@ export class Platform extends pulumi.ComponentResource {
         readinessPath: app.expose?.healthCheckPath,
         drainingTimeoutSeconds: config.ingress.drainingTimeoutSeconds,
       });
+      // Under STRICT mTLS a Google load balancer, outside the mesh, reaches the pod's port directly.
+      const fromGoogleLb = app.expose?.via.some((v) => v === "gke-gateway" || v === "gce-ingress") ?? false;
+      if (this.istio && config.mesh.istio.mtls === "STRICT" && fromGoogleLb) {
+        new LoadBalancerPort(workload, "load-balancer-port", {
+          app: app.name,
+          namespace: app.namespace,
+          port: app.port,
+        });
+      }
       deployChart(`${name}-app-${app.namespace}-${app.name}`, workload, {
         provider,
         parent: this,
         namespaces: inNamespace,
+        // PeerAuthentication lives in Istio's CRDs.
+        dependsOn: this.istio && fromGoogleLb ? [this.istio.base] : [],
       });
       if (app.metrics && monitors) {
         const monitor = newChart(`monitor-${app.namespace}-${app.name}`);
@@ -258,20 +297,6 @@ export class Platform extends pulumi.ComponentResource {
         : {}),
     };
   }
-}
-
-/**
- * Parts of the environment this release prepares the cluster for but does not install yet. Said
- * out loud at render and `pulumi up`, so a configured section is never silently without effect.
- */
-export function notYetInstalled(config: PlatformConfig): string[] {
-  const pending: string[] = [];
-  if (config.mesh.kind === "istio") {
-    pending.push(
-      "platform:mesh.kind is istio: this release prepares the cluster for it (webhook firewall port, cert-manager) but does not install Istio yet",
-    );
-  }
-  return pending;
 }
 
 /** Which kind of monitor the environment's monitoring reads, and the labels its Prometheus selects. */

@@ -27,6 +27,13 @@ const jetstack = "https://charts.jetstack.io";
 const linkerdEdge = "https://helm.linkerd.io/edge";
 const istio = "https://istio-release.storage.googleapis.com/charts";
 
+/**
+ * Istio versions an istiod revision may run (a canary upgrade runs two at once). The first is the
+ * version of every Istio chart below. To canary a new Istio, add it here, then name it in a revision
+ * (docs/istio.md); once every namespace has moved, make it the first and drop the old one.
+ */
+export const istioVersions = ["1.30.3"] as const;
+
 export const charts = {
   // Its webhook listens on 10250 (webhook.securePort), which GKE's own rule already opens.
   certManager: {
@@ -77,13 +84,13 @@ export const charts = {
   istioBase: {
     repo: istio,
     chart: "base",
-    version: "1.30.3",
+    version: istioVersions[0],
     source: "istio/istio 1.30.3 manifests/charts/base/values.yaml",
   },
   istiod: {
     repo: istio,
     chart: "istiod",
-    version: "1.30.3",
+    version: istioVersions[0],
     source: "istio/istio 1.30.3 manifests/charts/istio-control/istio-discovery/values.yaml",
     // istiod's sidecar injector and validation webhook (istio.io docs/setup/platform-setup/gke).
     webhookPorts: [15017],
@@ -91,19 +98,19 @@ export const charts = {
   istioCni: {
     repo: istio,
     chart: "cni",
-    version: "1.30.3",
+    version: istioVersions[0],
     source: "istio/istio 1.30.3 manifests/charts/istio-cni/values.yaml",
   },
   ztunnel: {
     repo: istio,
     chart: "ztunnel",
-    version: "1.30.3",
+    version: istioVersions[0],
     source: "istio/istio 1.30.3 manifests/charts/ztunnel/values.yaml",
   },
   istioGateway: {
     repo: istio,
     chart: "gateway",
-    version: "1.30.3",
+    version: istioVersions[0],
     source: "istio/istio 1.30.3 manifests/charts/gateway/values.yaml",
   },
   // 40.2.0 is the first chart that no longer installs Gateway API CRDs; 41.3.0 is the newest read.

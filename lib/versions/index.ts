@@ -1,3 +1,4 @@
 export * from "./charts";
 export * from "./gke";
 export * from "./linkerd";
+export * from "./istio";

@@ -1,0 +1,219 @@
+import type * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { PlatformConfig } from "../config";
+import {
+  IstioCa,
+  IstioMonitors,
+  MeshMtls,
+  PlatformNamespace,
+  istioCaName,
+  type MeshSettings,
+} from "../manifests";
+import { istioFacts, istioVersions } from "../versions";
+import { deployChart, newChart } from "./cdk8sBridge";
+import type { CertManager } from "./certManager";
+import { deepMerge, pinnedRelease, type ChartContext, type Values } from "./helmRelease";
+
+export const istioNamespace = "istio-system";
+/** Named so the chart's Service is cert-manager-istio-csr, the address istiod and ztunnel are given. */
+export const istioCsrRelease = "cert-manager-istio-csr";
+
+type IstioOptions = PlatformConfig["mesh"]["istio"];
+
+export interface IstioArgs {
+  readonly mesh: MeshSettings;
+  readonly istio: IstioOptions;
+  readonly highAvailability: boolean;
+  readonly charts: ChartContext;
+  readonly certManager: CertManager;
+  readonly provider: k8s.Provider;
+  readonly monitoring?: {
+    readonly backend: "prometheus-operator" | "managed-prometheus";
+    readonly selectorLabels: Record<string, string>;
+    readonly crdOwner?: pulumi.Resource;
+  };
+}
+
+/** The istiod releases: one unrevisioned, or one per revision (two during a canary upgrade). */
+export function istiodReleases(
+  istio: IstioOptions,
+): { release: string; revision?: string; version: string }[] {
+  return istio.revisions
+    ? istio.revisions.map((r) => ({ release: `istiod-${r.name}`, revision: r.name, version: r.version }))
+    : [{ release: "istiod", version: istioVersions[0] }];
+}
+
+const gke = { global: { platform: "gke" } };
+
+/** istiod values: identity from istio-csr, GKE platform, Gateway API on, native sidecars, HA in prod. */
+export function istiodValues(args: Pick<IstioArgs, "mesh" | "highAvailability">, revision?: string): Values {
+  return deepMerge(
+    {
+      // GKE's platform profile (files/profile-platform-gke.yaml).
+      global: { platform: "gke", caAddress: istioFacts.csrAddress },
+      env: {
+        // Workload certificates come from cert-manager through istio-csr; istiod's own CA stays off.
+        ENABLE_CA_SERVER: "false",
+        // GKE serves the Gateway API CRDs; istiod implements HTTPRoute for the mesh (the default, explicit here).
+        PILOT_ENABLE_GATEWAY_API: "true",
+        // "auto" would wait for every kubelet to be 1.33+; forced, so meshed Jobs finish (or forced off, and Jobs are not injected).
+        ENABLE_NATIVE_SIDECARS: args.mesh.nativeSidecars ? "true" : "false",
+      },
+    },
+    revision ? { revision } : {},
+    args.mesh.dataplane === "ambient" ? { profile: "ambient" } : {},
+    // Two istiods at least: injection and config survive a node loss.
+    args.highAvailability ? { autoscaleMin: 2, replicaCount: 2 } : {},
+  );
+}
+
+/** istio-csr values: sign with the platform's istio-ca Issuer, for every istiod revision. */
+export function istioCsrValues(args: Pick<IstioArgs, "mesh" | "istio">): Values {
+  return {
+    app: {
+      certmanager: {
+        namespace: istioNamespace,
+        issuer: { name: istioCaName, kind: "Issuer", group: "cert-manager.io" },
+      },
+      tls: { trustDomain: "cluster.local" },
+      server: {
+        // istiod's default global.multiCluster.clusterName.
+        clusterID: "Kubernetes",
+        // ztunnel asks for certificates on behalf of the pods on its node (istio-csr values.yaml).
+        ...(args.mesh.dataplane === "ambient" ? { caTrustedNodeAccounts: `${istioNamespace}/ztunnel` } : {}),
+      },
+      istio: {
+        revisions: (args.istio.revisions ?? [{ name: "default" }]).map((r) => r.name),
+        namespace: istioNamespace,
+      },
+    },
+  };
+}
+
+/**
+ * Istio from its own Helm charts, with workload identity from cert-manager through istio-csr: the
+ * CA and istio-csr exist before istiod starts; `base` owns Istio's CRDs (kept); istio-cni and
+ * ztunnel run for the ambient data plane (or CNI sidecars) on GKE's paths; a mesh-wide
+ * PeerAuthentication and Istio's own monitors.
+ */
+export class Istio extends pulumi.ComponentResource {
+  readonly namespace = istioNamespace;
+  readonly base: k8s.helm.v3.Release;
+  readonly istiod: readonly k8s.helm.v3.Release[];
+  /** The istiod that injects app namespaces. */
+  readonly injector: k8s.helm.v3.Release;
+
+  constructor(name: string, args: IstioArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("gke-mesh-platform:addons:Istio", name, {}, opts);
+    const base = { provider: args.provider, parent: this, charts: args.charts };
+    const ambient = args.mesh.dataplane === "ambient";
+    const cni = args.mesh.cni || ambient;
+
+    const nsChart = newChart("istio-system");
+    new PlatformNamespace(nsChart, "namespace", {
+      name: istioNamespace,
+      mesh: args.mesh,
+      // istio-cni and ztunnel are privileged node agents; istiod alone fits baseline (it sets no seccomp profile).
+      podSecurity: cni ? "privileged" : "baseline",
+    });
+    // Retained: it holds the release that owns Istio's CRDs.
+    const ns = [...deployChart(`${name}-ns`, nsChart, { ...base, retainOnDelete: true }).values()];
+
+    const caChart = newChart("istio-ca");
+    new IstioCa(caChart, "ca", { namespace: istioNamespace });
+    const ca = [
+      ...deployChart(`${name}-ca`, caChart, {
+        ...base,
+        dependsOn: [args.certManager.certManager, ...ns],
+      }).values(),
+    ];
+
+    const csr = pinnedRelease({
+      ...base,
+      chart: "istioCsr",
+      name: istioCsrRelease,
+      namespace: args.certManager.namespace,
+      values: istioCsrValues(args),
+      dependsOn: [args.certManager.certManager, ...ca],
+    });
+
+    this.base = pinnedRelease({
+      ...base,
+      chart: "istioBase",
+      name: "istio-base",
+      namespace: istioNamespace,
+      // The revision the validating webhook and unlabelled defaults follow.
+      values: args.istio.defaultRevision ? { defaultRevision: args.istio.defaultRevision } : {},
+      dependsOn: ns,
+    });
+
+    const cniRelease = cni
+      ? pinnedRelease({
+          ...base,
+          chart: "istioCni",
+          name: "istio-cni",
+          namespace: istioNamespace,
+          values: deepMerge(gke, {
+            // Set explicitly: the chart detects GKE only from a live cluster's version string, which a
+            // rendered install does not have (istio-cni README: required with helm template).
+            cniBinDir: "/home/kubernetes/bin",
+            // GKE admits system-node-critical pods outside kube-system only with a ResourceQuota for them.
+            resourceQuotas: { enabled: true },
+            ...(ambient ? { profile: "ambient" } : {}),
+          }),
+          dependsOn: [this.base],
+        })
+      : undefined;
+
+    this.istiod = istiodReleases(args.istio).map((r) =>
+      pinnedRelease({
+        ...base,
+        chart: "istiod",
+        name: r.release,
+        version: r.version,
+        namespace: istioNamespace,
+        values: istiodValues(args, r.revision),
+        // istio-csr must answer before istiod asks it for certificates; CRDs and the CNI come first.
+        dependsOn: [this.base, csr, ...(cniRelease ? [cniRelease] : [])],
+      }),
+    );
+    const injectorIndex = Math.max(
+      0,
+      (args.istio.revisions ?? []).findIndex((r) => r.name === args.istio.defaultRevision),
+    );
+    this.injector = this.istiod[injectorIndex];
+
+    if (ambient) {
+      pinnedRelease({
+        ...base,
+        chart: "ztunnel",
+        name: "ztunnel",
+        namespace: istioNamespace,
+        values: deepMerge(gke, {
+          // Certificates for the pods on each node come from istio-csr too.
+          caAddress: istioFacts.csrAddress,
+          ...(args.istio.defaultRevision ? { revision: args.istio.defaultRevision } : {}),
+        }),
+        dependsOn: [this.injector, ...(cniRelease ? [cniRelease] : [])],
+      });
+    }
+
+    const policy = newChart("istio-mtls");
+    new MeshMtls(policy, "mtls", { namespace: istioNamespace, mode: args.istio.mtls });
+    deployChart(`${name}-mtls`, policy, { ...base, dependsOn: [this.base, ...ns] });
+
+    if (args.monitoring) {
+      const monitors = newChart("istio-monitors");
+      new IstioMonitors(monitors, "monitors", {
+        namespace: istioNamespace,
+        backend: args.monitoring.backend,
+        selectorLabels: args.monitoring.selectorLabels,
+      });
+      deployChart(`${name}-monitors`, monitors, {
+        ...base,
+        dependsOn: [...ns, ...(args.monitoring.crdOwner ? [args.monitoring.crdOwner] : [])],
+      });
+    }
+    this.registerOutputs({});
+  }
+}

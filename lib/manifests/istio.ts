@@ -1,0 +1,169 @@
+import { Construct } from "constructs";
+import { istioFacts } from "../versions";
+import {
+  Certificate,
+  ClusterPodMonitoring,
+  Issuer,
+  PeerAuthentication,
+  PodMonitor,
+  PodMonitoring,
+  ServiceMonitor,
+  waitForAnnotation,
+  type MtlsMode,
+  type RelabelConfig,
+} from "./customResources";
+
+export const istioCaName = "istio-ca";
+
+/**
+ * The CA istio-csr signs workload certificates from: a self-signed root made and kept in
+ * istio-system by cert-manager, and the `istio-ca` Issuer istio-csr uses (its chart's default). No
+ * key passes through Pulumi, and istiod's own CA stays off.
+ */
+export class IstioCa extends Construct {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { readonly namespace: string; readonly trustDomain?: string },
+  ) {
+    super(scope, id);
+    const ns = props.namespace;
+    new Issuer(this, "root-issuer", {
+      metadata: { name: "istio-root-selfsigned", namespace: ns },
+      spec: { selfSigned: {} },
+    });
+    new Certificate(this, "root", {
+      metadata: { name: istioCaName, namespace: ns, annotations: { [waitForAnnotation]: "condition=Ready" } },
+      spec: {
+        secretName: istioCaName,
+        issuerRef: { name: "istio-root-selfsigned", kind: "Issuer", group: "cert-manager.io" },
+        isCA: true,
+        commonName: `istio-ca.${props.trustDomain ?? "cluster.local"}`,
+        // Ten years, renewed with the same key, so workload certificates keep verifying (as Linkerd's anchor).
+        duration: "87600h0m0s",
+        renewBefore: "8760h0m0s",
+        privateKey: { algorithm: "ECDSA", size: 256, rotationPolicy: "Never" },
+      },
+    });
+    new Issuer(this, "ca-issuer", {
+      metadata: { name: istioCaName, namespace: ns },
+      spec: { ca: { secretName: istioCaName } },
+    });
+  }
+}
+
+/** The mesh-wide PeerAuthentication in Istio's root namespace. */
+export class MeshMtls extends PeerAuthentication {
+  constructor(scope: Construct, id: string, props: { readonly namespace: string; readonly mode: MtlsMode }) {
+    super(scope, id, {
+      metadata: { name: "default", namespace: props.namespace },
+      spec: { mtls: { mode: props.mode } },
+    });
+  }
+}
+
+/**
+ * Lets a Google load balancer reach an app's port under STRICT mesh mTLS: the load balancer sends
+ * to pods through NEGs and is not in the mesh, so that one port accepts plain traffic too.
+ */
+export class LoadBalancerPort extends PeerAuthentication {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { readonly app: string; readonly namespace: string; readonly port: number },
+  ) {
+    super(scope, id, {
+      metadata: { name: `${props.app}-load-balancer`, namespace: props.namespace },
+      spec: {
+        selector: { matchLabels: { "app.kubernetes.io/name": props.app } },
+        portLevelMtls: { [String(props.port)]: { mode: "PERMISSIVE" } },
+      },
+    });
+  }
+}
+
+export interface IstioMonitorsProps {
+  readonly namespace: string;
+  readonly backend: "prometheus-operator" | "managed-prometheus";
+  readonly selectorLabels: Record<string, string>;
+}
+
+/** Istio's own Prometheus Operator objects (samples/addons/extras/prometheus-operator.yaml), or their Managed Prometheus equivalents. */
+export class IstioMonitors extends Construct {
+  constructor(scope: Construct, id: string, props: IstioMonitorsProps) {
+    super(scope, id);
+    const ns = props.namespace;
+    if (props.backend === "prometheus-operator") {
+      new PodMonitor(this, "envoy", {
+        metadata: {
+          name: "envoy-stats-monitor",
+          namespace: ns,
+          labels: { monitoring: "istio-proxies", ...props.selectorLabels },
+        },
+        spec: {
+          selector: { matchExpressions: [{ key: "istio-prometheus-ignore", operator: "DoesNotExist" }] },
+          namespaceSelector: { any: true },
+          jobLabel: "envoy-stats",
+          podMetricsEndpoints: [
+            { path: istioFacts.proxyMetricsPath, interval: "15s", relabelings: envoyRelabelings },
+          ],
+        },
+      });
+      new ServiceMonitor(this, "components", {
+        metadata: {
+          name: "istio-component-monitor",
+          namespace: ns,
+          labels: { monitoring: "istio-components", ...props.selectorLabels },
+        },
+        spec: {
+          jobLabel: "istio",
+          targetLabels: ["app"],
+          selector: { matchExpressions: [{ key: "istio", operator: "In", values: ["pilot"] }] },
+          namespaceSelector: { any: true },
+          endpoints: [{ port: istioFacts.istiodMonitoringPort, interval: "15s" }],
+        },
+      });
+      return;
+    }
+    new PodMonitoring(this, "istiod", {
+      metadata: { name: "istiod", namespace: ns },
+      spec: {
+        selector: { matchLabels: { istio: "pilot" } },
+        endpoints: [{ port: 15014, interval: "15s" }],
+      },
+    });
+    new ClusterPodMonitoring(this, "proxies", {
+      metadata: { name: "istio-proxies" },
+      spec: {
+        // Every injected pod carries this label (the sidecar injector template).
+        selector: { matchExpressions: [{ key: "security.istio.io/tlsMode", operator: "Exists" }] },
+        endpoints: [
+          { port: istioFacts.proxyMetricsPort, path: istioFacts.proxyMetricsPath, interval: "15s" },
+        ],
+      },
+    });
+  }
+}
+
+/** The relabel chain of Istio's envoy-stats-monitor sample, verbatim. */
+const envoyRelabelings: RelabelConfig[] = [
+  { action: "keep", sourceLabels: ["__meta_kubernetes_pod_container_name"], regex: "istio-proxy" },
+  { action: "keep", sourceLabels: ["__meta_kubernetes_pod_annotationpresent_prometheus_io_scrape"] },
+  {
+    action: "replace",
+    regex: "(\\d+);(([A-Fa-f0-9]{1,4}::?){1,7}[A-Fa-f0-9]{1,4})",
+    replacement: "[$2]:$1",
+    sourceLabels: ["__meta_kubernetes_pod_annotation_prometheus_io_port", "__meta_kubernetes_pod_ip"],
+    targetLabel: "__address__",
+  },
+  {
+    action: "replace",
+    regex: "(\\d+);((([0-9]+?)(\\.|$)){4})",
+    replacement: "$2:$1",
+    sourceLabels: ["__meta_kubernetes_pod_annotation_prometheus_io_port", "__meta_kubernetes_pod_ip"],
+    targetLabel: "__address__",
+  },
+  { action: "labeldrop", regex: "__meta_kubernetes_pod_label_(.+)" },
+  { sourceLabels: ["__meta_kubernetes_namespace"], action: "replace", targetLabel: "namespace" },
+  { sourceLabels: ["__meta_kubernetes_pod_name"], action: "replace", targetLabel: "pod" },
+];
