@@ -1,0 +1,359 @@
+import * as YAML from "yaml";
+import { ConfigError } from "../../lib/config";
+import { Platform } from "../../lib/platform";
+import type { RenderResult, RenderedResource } from "../../lib/render";
+import { istioFacts } from "../../lib/versions";
+import { config, render } from "../helpers";
+import {
+  crdSchema,
+  readReference,
+  referenceDir,
+  skipReason,
+  unknownFields,
+  unknownValuePaths,
+} from "../upstream/reference";
+
+const RELEASE = "kubernetes:helm.sh/v3:Release";
+const shop = { name: "shop", image: "hello:2", port: 8080, expose: { host: "shop.example.com" } };
+
+async function renderPlatform(overrides: Record<string, unknown>): Promise<RenderResult> {
+  const c = config(overrides);
+  return render(() => new Platform("platform", { config: c }).outputs());
+}
+
+function release(result: RenderResult, name: string): RenderedResource {
+  const r = result.resources.find((x) => x.type === RELEASE && x.inputs.name === name);
+  if (!r) throw new Error(`no release ${name}`);
+  return r;
+}
+
+function find(result: RenderResult, kind: string, name: string, namespace?: string): RenderedResource {
+  const r = result.resources.find((x) => {
+    const m = x.inputs.metadata as { name?: string; namespace?: string } | undefined;
+    return (
+      x.inputs.kind === kind && m?.name === name && (namespace === undefined || m.namespace === namespace)
+    );
+  });
+  if (!r) throw new Error(`no ${kind} ${namespace ?? ""}/${name}`);
+  return r;
+}
+
+const values = (r: RenderedResource) => r.inputs.values as Record<string, unknown>;
+const spec = (r: RenderedResource) => r.inputs.spec as Record<string, unknown>;
+const labels = (r: RenderedResource) =>
+  (r.inputs.metadata as { labels?: Record<string, string> }).labels ?? {};
+
+describe("Istio, sidecar mode, dev", () => {
+  let result: RenderResult;
+  beforeAll(async () => {
+    result = await renderPlatform({
+      mesh: { kind: "istio" },
+      monitoring: { backend: "prometheus" },
+      apps: [shop],
+    });
+  });
+
+  test("istiod: GKE platform, its CA off and istio-csr's address, Gateway API on, native sidecars forced", () => {
+    expect(values(release(result, "istiod"))).toEqual({
+      global: { platform: "gke", caAddress: "cert-manager-istio-csr.cert-manager.svc:443" },
+      env: { ENABLE_CA_SERVER: "false", PILOT_ENABLE_GATEWAY_API: "true", ENABLE_NATIVE_SIDECARS: "true" },
+    });
+  });
+
+  test("istio-csr signs with the platform's istio-ca Issuer for the default revision", () => {
+    const csr = release(result, "cert-manager-istio-csr");
+    expect(csr.inputs.namespace).toBe("cert-manager");
+    expect(values(csr)).toEqual({
+      app: {
+        certmanager: {
+          namespace: "istio-system",
+          issuer: { name: "istio-ca", kind: "Issuer", group: "cert-manager.io" },
+        },
+        tls: { trustDomain: "cluster.local" },
+        server: { clusterID: "Kubernetes" },
+        istio: { revisions: ["default"], namespace: "istio-system" },
+      },
+    });
+    expect(spec(find(result, "Issuer", "istio-ca", "istio-system"))).toEqual({
+      ca: { secretName: "istio-ca" },
+    });
+    expect(spec(find(result, "Certificate", "istio-ca", "istio-system"))).toMatchObject({
+      isCA: true,
+      privateKey: { algorithm: "ECDSA", size: 256, rotationPolicy: "Never" },
+    });
+  });
+
+  test("order: the CA, then istio-csr, then istiod; base (the CRDs, kept) before istiod", () => {
+    const csr = release(result, "cert-manager-istio-csr");
+    const istiod = release(result, "istiod");
+    expect(csr.dependsOn).toEqual(
+      expect.arrayContaining([
+        release(result, "cert-manager").key,
+        find(result, "Issuer", "istio-ca", "istio-system").key,
+      ]),
+    );
+    expect(istiod.dependsOn).toEqual(expect.arrayContaining([csr.key, release(result, "istio-base").key]));
+    expect(release(result, "istio-base").options.retainOnDelete).toBe(true);
+    expect(release(result, "istiod").options.retainOnDelete).toBe(false);
+  });
+
+  test("no istio-cni or ztunnel in sidecar mode without CNI", () => {
+    expect(result.resources.filter((r) => r.type === RELEASE).map((r) => r.inputs.name)).not.toEqual(
+      expect.arrayContaining(["istio-cni"]),
+    );
+  });
+
+  test("app namespaces: istio-injection, never istio.io/rev as well; they wait for istiod", () => {
+    const ns = find(result, "Namespace", "shop");
+    expect(labels(ns)).toMatchObject({
+      "istio-injection": "enabled",
+      "pod-security.kubernetes.io/enforce": "privileged",
+    });
+    expect(labels(ns)).not.toHaveProperty(["istio.io/rev"]);
+    expect(ns.dependsOn).toEqual([release(result, "istiod").key]);
+  });
+
+  test("mesh-wide mTLS is PERMISSIVE in dev", () => {
+    expect(spec(find(result, "PeerAuthentication", "default", "istio-system"))).toEqual({
+      mtls: { mode: "PERMISSIVE" },
+    });
+  });
+
+  test("monitors: Istio's own sample, labelled for the platform's Prometheus", () => {
+    expect(labels(find(result, "PodMonitor", "envoy-stats-monitor", "istio-system"))).toEqual({
+      monitoring: "istio-proxies",
+      release: "kube-prometheus-stack",
+    });
+    expect(spec(find(result, "ServiceMonitor", "istio-component-monitor", "istio-system"))).toMatchObject({
+      endpoints: [{ port: "http-monitoring", interval: "15s" }],
+    });
+  });
+});
+
+describe("Istio options", () => {
+  test("prod: STRICT mesh-wide, a PERMISSIVE port for apps a Google load balancer reaches, HA istiod", async () => {
+    const result = await renderPlatform({ tier: "prod", mesh: { kind: "istio" }, apps: [shop] });
+    expect(spec(find(result, "PeerAuthentication", "default", "istio-system"))).toEqual({
+      mtls: { mode: "STRICT" },
+    });
+    const port = find(result, "PeerAuthentication", "shop-load-balancer", "shop");
+    expect(spec(port)).toEqual({
+      selector: { matchLabels: { "app.kubernetes.io/name": "shop" } },
+      portLevelMtls: { "8080": { mode: "PERMISSIVE" } },
+    });
+    expect(port.dependsOn).toContain(release(result, "istio-base").key);
+    expect(values(release(result, "istiod"))).toMatchObject({ autoscaleMin: 2, replicaCount: 2 });
+  });
+
+  test("behind Traefik the app needs no PERMISSIVE port: Traefik is in the mesh", async () => {
+    const result = await renderPlatform({
+      tier: "prod",
+      mesh: { kind: "istio" },
+      ingress: { kind: "traefik", acme: { email: "a@example.com" } },
+      apps: [shop],
+    });
+    expect(
+      result.resources
+        .filter((r) => r.inputs.kind === "PeerAuthentication")
+        .map((r) => (r.inputs.metadata as { name: string }).name),
+    ).toEqual(["default"]);
+  });
+
+  test("ambient on Standard: istio-cni on GKE's paths with its ResourceQuota, ztunnel on istio-csr, the ambient label", async () => {
+    const result = await renderPlatform({ mesh: { kind: "istio", dataplane: "ambient" }, apps: [shop] });
+    expect(values(release(result, "istio-cni"))).toEqual({
+      global: { platform: "gke" },
+      cniBinDir: "/home/kubernetes/bin",
+      resourceQuotas: { enabled: true },
+      profile: "ambient",
+    });
+    expect(values(release(result, "ztunnel"))).toEqual({
+      global: { platform: "gke" },
+      caAddress: "cert-manager-istio-csr.cert-manager.svc:443",
+    });
+    expect(values(release(result, "istiod"))).toMatchObject({ profile: "ambient" });
+    expect(values(release(result, "cert-manager-istio-csr"))).toMatchObject({
+      app: { server: { caTrustedNodeAccounts: "istio-system/ztunnel" } },
+    });
+    expect(labels(find(result, "Namespace", "shop"))).toMatchObject({ "istio.io/dataplane-mode": "ambient" });
+    expect(labels(find(result, "Namespace", "istio-system"))).toMatchObject({
+      "pod-security.kubernetes.io/enforce": "privileged",
+    });
+  });
+
+  test("sidecar mode on Autopilot: NET_ADMIN for istio-init; ambient and istio-cni are refused", async () => {
+    const result = await renderPlatform({ cluster: { mode: "autopilot" }, mesh: { kind: "istio" } });
+    expect(result.resources.find((r) => r.type === "gcp:container/cluster:Cluster")?.inputs).toMatchObject({
+      allowNetAdmin: true,
+    });
+    expect(() =>
+      config({ cluster: { mode: "autopilot" }, mesh: { kind: "istio", dataplane: "ambient" } }),
+    ).toThrow(ConfigError);
+    expect(() => config({ cluster: { mode: "autopilot" }, mesh: { kind: "istio", cni: true } })).toThrow(
+      /Autopilot does not admit istio-cni/,
+    );
+  });
+
+  test("a canary upgrade: two revisioned istiods, istio-csr for both, namespaces on the default revision", async () => {
+    const result = await renderPlatform({
+      mesh: {
+        kind: "istio",
+        istio: {
+          revisions: [
+            { name: "stable", version: "1.30.3" },
+            { name: "canary", version: "1.30.3" },
+          ],
+          defaultRevision: "canary",
+        },
+      },
+      apps: [shop],
+    });
+    expect(values(release(result, "istiod-stable"))).toMatchObject({ revision: "stable" });
+    expect(values(release(result, "istiod-canary"))).toMatchObject({ revision: "canary" });
+    expect(values(release(result, "cert-manager-istio-csr"))).toMatchObject({
+      app: { istio: { revisions: ["stable", "canary"] } },
+    });
+    expect(values(release(result, "istio-base"))).toEqual({ defaultRevision: "canary" });
+    const ns = find(result, "Namespace", "shop");
+    expect(labels(ns)).toMatchObject({ "istio.io/rev": "canary" });
+    expect(labels(ns)).not.toHaveProperty(["istio-injection"]);
+    expect(ns.dependsOn).toEqual([release(result, "istiod-canary").key]);
+  });
+
+  test("a default revision that is not listed, or an unpinned version, is refused", () => {
+    expect(() =>
+      config({
+        mesh: {
+          kind: "istio",
+          istio: { revisions: [{ name: "a", version: "1.30.3" }], defaultRevision: "b" },
+        },
+      }),
+    ).toThrow(/platform:mesh.istio.defaultRevision: "b" is not one of mesh.istio.revisions/);
+    expect(() =>
+      config({ mesh: { kind: "istio", istio: { revisions: [{ name: "a", version: "1.99.0" }] } } }),
+    ).toThrow(/platform:mesh.istio.revisions\[0\].version: "1.99.0" is not allowed/);
+  });
+
+  test("Managed Prometheus: istiod and every sidecar by port", async () => {
+    const result = await renderPlatform({
+      mesh: { kind: "istio" },
+      monitoring: { backend: "managed-prometheus" },
+    });
+    expect(spec(find(result, "ClusterPodMonitoring", "istio-proxies"))).toEqual({
+      selector: { matchExpressions: [{ key: "security.istio.io/tlsMode", operator: "Exists" }] },
+      endpoints: [{ port: 15020, path: "/stats/prometheus", interval: "15s" }],
+    });
+  });
+});
+
+(referenceDir ? describe : describe.skip)(
+  `against the pinned upstream (${referenceDir ? "reference present" : skipReason})`,
+  () => {
+    let all: RenderResult[];
+    beforeAll(async () => {
+      all = [];
+      for (const mesh of [
+        { kind: "istio" },
+        { kind: "istio", dataplane: "ambient" },
+        { kind: "istio", istio: { revisions: [{ name: "stable", version: "1.30.3" }] } },
+      ]) {
+        all.push(await renderPlatform({ tier: "prod", mesh, apps: [shop] }));
+      }
+    });
+
+    /** Istio charts keep their defaults under _internal_defaults_do_not_set; users set the same keys at the top. */
+    function istioValuesYaml(file: string): string {
+      const doc = YAML.parse(readReference(file)) as Record<string, unknown>;
+      return YAML.stringify(doc._internal_defaults_do_not_set ?? doc);
+    }
+
+    test("every value set on an Istio or istio-csr chart is in the pinned values.yaml (profile keys aside)", () => {
+      const files: Record<string, string> = {
+        "istio-base": "istio-base-1.30.3.values.yaml",
+        istiod: "istiod-1.30.3.values.yaml",
+        "istiod-stable": "istiod-1.30.3.values.yaml",
+        "istio-cni": "istio-cni-1.30.3.values.yaml",
+        ztunnel: "ztunnel-1.30.3.values.yaml",
+      };
+      const checked = new Set<string>();
+      for (const result of all) {
+        for (const r of result.resources.filter((x) => x.type === RELEASE)) {
+          const name = String(r.inputs.name);
+          if (name === "cert-manager-istio-csr") {
+            expect(
+              unknownValuePaths(values(r), readReference("cert-manager-istio-csr-v0.17.0.values.yaml")),
+            ).toEqual([]);
+            checked.add(name);
+            continue;
+          }
+          if (!files[name]) continue;
+          // `profile` and `global.platform` are read by the charts' profile templates, not declared in values.yaml.
+          const v = JSON.parse(JSON.stringify(values(r))) as Record<string, unknown> & {
+            global?: Record<string, unknown>;
+          };
+          for (const key of istioFacts.profileValues) {
+            if (key === "profile") delete v.profile;
+            if (key === "global.platform" && v.global) delete v.global.platform;
+          }
+          expect({ name, unknown: unknownValuePaths(v, istioValuesYaml(files[name]), ["env"]) }).toEqual({
+            name,
+            unknown: [],
+          });
+          checked.add(name);
+        }
+      }
+      expect([...checked].sort()).toEqual([
+        "cert-manager-istio-csr",
+        "istio-base",
+        "istio-cni",
+        "istiod",
+        "istiod-stable",
+        "ztunnel",
+      ]);
+    });
+
+    test("PeerAuthentication, ServiceMonitor, PodMonitor and Issuer fields exist in their CRDs", () => {
+      const schemas: Record<string, [string, string, string]> = {
+        "security.istio.io/v1/PeerAuthentication": [
+          "crds/istio-1.30.3.crd-all.gen.yaml",
+          "PeerAuthentication",
+          "v1",
+        ],
+        "monitoring.coreos.com/v1/ServiceMonitor": [
+          "crds/prometheus-operator-v0.93.0.servicemonitors.yaml",
+          "ServiceMonitor",
+          "v1",
+        ],
+        "monitoring.coreos.com/v1/PodMonitor": [
+          "crds/prometheus-operator-v0.93.0.podmonitors.yaml",
+          "PodMonitor",
+          "v1",
+        ],
+        "cert-manager.io/v1/Issuer": ["crds/cert-manager-v1.21.1.issuers.yaml", "Issuer", "v1"],
+      };
+      const seen = new Set<string>();
+      for (const result of all) {
+        for (const r of result.resources.filter((x) => typeof x.inputs.kind === "string")) {
+          const id = `${String(r.inputs.apiVersion)}/${String(r.inputs.kind)}`;
+          if (!schemas[id]) continue;
+          seen.add(id);
+          expect({ id, unknown: unknownFields(r.inputs, crdSchema(...schemas[id])) }).toEqual({
+            id,
+            unknown: [],
+          });
+        }
+      }
+      expect([...seen].sort()).toEqual(Object.keys(schemas).sort());
+    });
+
+    test("the Istio monitors equal Istio's sample for the Prometheus Operator, but for the selector label", async () => {
+      const result = await renderPlatform({ mesh: { kind: "istio" }, monitoring: { backend: "prometheus" } });
+      const sample = YAML.parseAllDocuments(
+        readReference("istio-1.30.3.samples-addons-extras-prometheus-operator.yaml"),
+      ).map((d) => d.toJS() as { kind: string; metadata: { name: string }; spec: unknown });
+      for (const s of sample) {
+        expect(spec(find(result, s.kind, s.metadata.name, "istio-system"))).toEqual(s.spec);
+      }
+    });
+  },
+);
