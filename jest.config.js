@@ -3,9 +3,27 @@ module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
   // Transpile only (isolatedModules in tsconfig.json); `npm run lint` type-checks.
-  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
+  transform: {
+    "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }],
+    // The published schema packages are ES modules; jest runs CommonJS, so they are transpiled too.
+    "^.+\\.js$": [
+      "ts-jest",
+      { tsconfig: { allowJs: true, module: "commonjs", target: "ES2022", isolatedModules: true } },
+    ],
+  },
+  transformIgnorePatterns: [
+    "/node_modules/(?!(kubernetes-models|@kubernetes-models|is-cidr|cidr-regex|ip-regex|ajv-formats-draft2019|smtp-address-parser|schemes|uri-js)/)",
+  ],
   // Examples import the package by name, as a user's program does; in this repository that is lib/.
-  moduleNameMapper: { "^gke-mesh-platform$": "<rootDir>/lib/index.ts" },
+  moduleNameMapper: {
+    "^gke-mesh-platform$": "<rootDir>/lib/index.ts",
+    // The schema packages publish only `import` exports; jest resolves `require`, so map them to their files.
+    "^(kubernetes-models|@kubernetes-models/(?:gateway-api|cert-manager|prometheus-operator|traefik|istio|apimachinery))/(.+?)(?:\\.js)?$":
+      "<rootDir>/node_modules/$1/$2.js",
+    "^@kubernetes-models/(base|validate)$": "<rootDir>/node_modules/@kubernetes-models/$1/dist/index.js",
+    "^@kubernetes-models/validate/runtime/(.+?)(?:\\.js)?$":
+      "<rootDir>/node_modules/@kubernetes-models/validate/dist/runtime/$1.js",
+  },
   testTimeout: 60000,
   reporters: ["default", "<rootDir>/test/summaryReporter.js"],
 };

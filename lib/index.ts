@@ -9,3 +9,4 @@ export * from "./gcp";
 export * from "./manifests";
 export * from "./platform";
 export * as versions from "./versions";
+export * from "./safety";

@@ -11,8 +11,10 @@ export interface IngressControllerArgs {
   readonly provider: k8s.Provider;
   /** cert-manager: certificates for hosts (and ingress-nginx's webhook) come from it. */
   readonly certManager: pulumi.Resource;
-  /** ACME HTTP-01 challenges are answered on port 80, before the HTTPS redirect. */
+  /** Traefik's own router answers ACME HTTP-01 challenges (cert-manager's solver Ingress) on port 80. */
   readonly acmeHttp01: boolean;
+  /** The mesh's injector: the controller's pods are meshed by their own metadata, so it must exist first. */
+  readonly injector?: pulumi.Resource;
 }
 
 /**
@@ -36,7 +38,8 @@ export function traefikValues(args: Pick<IngressControllerArgs, "mesh" | "acmeHt
       ports: {
         web: {
           http: { redirections: { entryPoint: { to: "websecure", scheme: "https", permanent: true } } },
-          // ACME HTTP-01 challenges must reach cert-manager's solver over plain HTTP.
+          // Lets routers other than Traefik's own ACME resolver (here cert-manager's HTTP-01 solver Ingress)
+          // answer /.well-known/acme-challenge; Let's Encrypt follows the HTTPS redirect for the rest.
           ...(args.acmeHttp01 ? { allowACMEByPass: true } : {}),
         },
       },
@@ -139,7 +142,7 @@ export class Traefik extends pulumi.ComponentResource {
       charts: args.charts,
       provider: args.provider,
       parent: this,
-      dependsOn: [...ns],
+      dependsOn: [...ns, ...(args.injector ? [args.injector] : [])],
     });
     this.registerOutputs({});
   }
@@ -161,8 +164,8 @@ export class IngressNginx extends pulumi.ComponentResource {
       charts: args.charts,
       provider: args.provider,
       parent: this,
-      // Its webhook certificate is a cert-manager Certificate.
-      dependsOn: [...ns, args.certManager],
+      // Its webhook certificate is a cert-manager Certificate; its pod is meshed by the injector.
+      dependsOn: [...ns, args.certManager, ...(args.injector ? [args.injector] : [])],
     });
     this.registerOutputs({});
   }

@@ -61,6 +61,9 @@ export function istiodValues(args: Pick<IstioArgs, "mesh" | "highAvailability">,
       },
     },
     revision ? { revision } : {},
+    // With istio-cni, injected pods get istio-validation instead of istio-init (no NET_ADMIN), which
+    // is what lets meshed namespaces enforce baseline (values.yaml cni.enabled).
+    args.mesh.cni || args.mesh.dataplane === "ambient" ? { cni: { enabled: true } } : {},
     args.mesh.dataplane === "ambient" ? { profile: "ambient" } : {},
     // Two istiods at least: injection and config survive a node loss.
     args.highAvailability ? { autoscaleMin: 2, replicaCount: 2 } : {},
@@ -68,8 +71,10 @@ export function istiodValues(args: Pick<IstioArgs, "mesh" | "highAvailability">,
 }
 
 /** istio-csr values: sign with the platform's istio-ca Issuer, for every istiod revision. */
-export function istioCsrValues(args: Pick<IstioArgs, "mesh" | "istio">): Values {
+export function istioCsrValues(args: Pick<IstioArgs, "mesh" | "istio" | "highAvailability">): Values {
   return {
+    // Every workload certificate comes from istio-csr: in prod, never from a single pod.
+    ...(args.highAvailability ? { replicaCount: 2 } : {}),
     app: {
       certmanager: {
         namespace: istioNamespace,
@@ -192,6 +197,7 @@ export class Istio extends pulumi.ComponentResource {
         values: deepMerge(gke, {
           // Certificates for the pods on each node come from istio-csr too.
           caAddress: istioFacts.csrAddress,
+          profile: "ambient",
           ...(args.istio.defaultRevision ? { revision: args.istio.defaultRevision } : {}),
         }),
         dependsOn: [this.injector, ...(cniRelease ? [cniRelease] : [])],

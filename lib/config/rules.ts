@@ -454,6 +454,15 @@ function ingressRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
       fix: 'set platform:ingress.tls.mode to "pre-shared" with platform:ingress.tls.certificates',
     });
   }
+  const usesGce =
+    config.ingress.kind === "gce-ingress" || config.apps.some((a) => a.expose?.via.includes("gce-ingress"));
+  if (usesGateway && regional && usesGce && t.mode === "pre-shared") {
+    problems.push({
+      path: cfg("ingress.tls.certificates"),
+      problem: `names certificates for both a regional Gateway (${config.ingress.gatewayClass}), which needs regional SSL certificates, and GCE Ingress, which needs global ones`,
+      fix: "use the global class gke-l7-global-external-managed during the migration, or move every app off GCE Ingress first",
+    });
+  }
   if (
     usesGateway &&
     config.ingress.gatewayClass === "gke-l7-rilb" &&

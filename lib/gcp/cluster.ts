@@ -20,7 +20,10 @@ export interface ClusterAccess {
 }
 
 /** The slice of the environment a GKE cluster is built from. */
-export type GkeClusterConfig = Pick<PlatformConfig, "gcp" | "network" | "cluster" | "mesh" | "ingress">;
+export type GkeClusterConfig = Pick<
+  PlatformConfig,
+  "gcp" | "network" | "cluster" | "mesh" | "ingress" | "apps"
+>;
 
 export interface GkeClusterArgs {
   readonly config: GkeClusterConfig;

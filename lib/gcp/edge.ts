@@ -39,7 +39,7 @@ export function gcpName(...parts: string[]): string {
  * What Google's load balancers need outside the cluster: SSL policies (TLS 1.2 or newer, MODERN
  * ciphers), the Gateway's reserved address, Google-managed certificates per host, static IPs for
  * GCE Ingresses, and cert-manager's DNS-01 identity. Names are fixed, so the in-cluster objects
- * refer to them by name; `resources` lists everything those objects must wait for.
+ * refer to them by name, and each waits only for the group it refers to.
  */
 export class Edge extends pulumi.ComponentResource {
   /** Global SSL policy (global Gateway classes and GCE Ingress). */
@@ -51,12 +51,19 @@ export class Edge extends pulumi.ComponentResource {
   readonly gatewayAddress?: pulumi.Output<string>;
   readonly gceAddressNames: ReadonlyMap<string, string> = new Map();
   readonly dns01ServiceAccount?: pulumi.Output<string>;
-  readonly resources: readonly pulumi.Resource[];
+  /** What the shared Gateway's objects refer to: its SSL policy, address and certificates. */
+  readonly gatewayResources: readonly pulumi.Resource[];
+  /** What GCE Ingresses refer to: the global SSL policy and their static IPs. */
+  readonly gceResources: readonly pulumi.Resource[];
+  /** cert-manager's DNS-01 identity: its account and bindings. */
+  readonly dns01Resources: readonly pulumi.Resource[];
 
   constructor(name: string, args: EdgeArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:gcp:Edge", name, {}, opts);
     const parent = { parent: this };
-    const resources: pulumi.Resource[] = [];
+    const gatewayResources: pulumi.Resource[] = [];
+    const gceResources: pulumi.Resource[] = [];
+    const dns01Resources: pulumi.Resource[] = [];
     const project = args.project;
     const gw = args.gateway;
     const regionalGateway = gw !== undefined && !globalClasses.has(gw.gatewayClass);
@@ -65,14 +72,18 @@ export class Edge extends pulumi.ComponentResource {
 
     if ((gw && !regionalGateway) || args.gceIngress) {
       this.globalSslPolicy = gcpName(args.prefix, "tls");
-      resources.push(
-        new gcp.compute.SSLPolicy(`${name}-tls`, { name: this.globalSslPolicy, ...policy }, parent),
+      const global = new gcp.compute.SSLPolicy(
+        `${name}-tls`,
+        { name: this.globalSslPolicy, ...policy },
+        parent,
       );
+      if (gw && !regionalGateway) gatewayResources.push(global);
+      if (args.gceIngress) gceResources.push(global);
     }
     if (gw) {
       if (regionalGateway) {
         this.gatewaySslPolicy = gcpName(args.prefix, "tls", args.region);
-        resources.push(
+        gatewayResources.push(
           new gcp.compute.RegionSslPolicy(
             `${name}-tls-regional`,
             { name: this.gatewaySslPolicy, region: args.region, ...policy },
@@ -111,12 +122,12 @@ export class Edge extends pulumi.ComponentResource {
                   parent,
                 );
         this.gatewayAddress = address.address;
-        resources.push(address);
+        gatewayResources.push(address);
       }
       this.gatewayCertificates = gw.managedHosts.map((host) => {
         const certName = gcpName(args.prefix, host.replace(/\./g, "-"));
         // Load-balancer-authorized: Google issues and renews it once DNS points the host at the Gateway.
-        resources.push(
+        gatewayResources.push(
           new gcp.certificatemanager.Certificate(
             `${name}-cert-${certName}`,
             { name: certName, project, scope: "DEFAULT", managed: { domains: [host] } },
@@ -131,7 +142,7 @@ export class Edge extends pulumi.ComponentResource {
       const names = new Map<string, string>();
       for (const app of args.gceIngress.apps) {
         const addressName = gcpName(args.prefix, app.replace("/", "-"));
-        resources.push(
+        gceResources.push(
           new gcp.compute.GlobalAddress(`${name}-${addressName}`, { name: addressName, project }, parent),
         );
         names.set(app, addressName);
@@ -165,10 +176,12 @@ export class Edge extends pulumi.ComponentResource {
         parent,
       );
       this.dns01ServiceAccount = account.email;
-      resources.push(account, role, wi);
+      dns01Resources.push(account, role, wi);
     }
 
-    this.resources = resources;
+    this.gatewayResources = gatewayResources;
+    this.gceResources = gceResources;
+    this.dns01Resources = dns01Resources;
     this.registerOutputs({
       gatewayAddress: this.gatewayAddress,
       dns01ServiceAccount: this.dns01ServiceAccount,

@@ -154,9 +154,12 @@ export function webhookPortsFor(config: Pick<PlatformConfig, "mesh" | "ingress">
 }
 
 /** Regional and internal Gateway classes need a proxy-only subnet; the global ones do not. */
-export function needsProxyOnlySubnet(config: Pick<PlatformConfig, "ingress">): boolean {
+export function needsProxyOnlySubnet(config: Pick<PlatformConfig, "ingress" | "apps">): boolean {
+  // The shared Gateway exists when ingress.kind is gke-gateway or any app is exposed through it.
+  const gateway =
+    config.ingress.kind === "gke-gateway" || config.apps.some((a) => a.expose?.via.includes("gke-gateway"));
   return (
-    config.ingress.kind === "gke-gateway" &&
+    gateway &&
     (config.ingress.gatewayClass === "gke-l7-regional-external-managed" ||
       config.ingress.gatewayClass === "gke-l7-rilb")
   );

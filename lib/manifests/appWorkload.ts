@@ -50,7 +50,7 @@ export function shutdownTiming(drainingTimeoutSeconds: number): {
  * An app's Deployment (cdk8s-plus-27), secure and rollout-safe by default: non-root, read-only root
  * filesystem, no privilege escalation, all capabilities dropped, RuntimeDefault seccomp; readiness and
  * liveness probes; a preStop delay and grace period that outlast the load balancer's connection
- * draining; surge-only rollouts; and a PodDisruptionBudget.
+ * draining; surge-only rollouts; and, with more than one replica, a PodDisruptionBudget.
  */
 export class AppWorkload extends Construct {
   readonly deployment: ApiObject;
@@ -100,6 +100,12 @@ export class AppWorkload extends Construct {
             periodSeconds: Duration.seconds(5),
             failureThreshold: 2,
           }),
+          // Up to 150s to start before liveness counts (cdk8s-plus's default startup probe allows 30s).
+          startup: kplus.Probe.fromHttpGet(path, {
+            port: props.port,
+            periodSeconds: Duration.seconds(5),
+            failureThreshold: 30,
+          }),
           liveness: kplus.Probe.fromHttpGet(path, {
             port: props.port,
             initialDelaySeconds: Duration.seconds(10),
@@ -127,16 +133,16 @@ export class AppWorkload extends Construct {
     c.ports = [{ containerPort: props.port, name: "http" }];
     this.deployment = new ApiObject(this, "deployment", json);
 
-    new ApiObject(this, "pdb", {
-      apiVersion: "policy/v1",
-      kind: "PodDisruptionBudget",
-      metadata: { name: props.name, namespace: props.namespace, labels },
-      // Node drains and upgrades evict one pod at a time and never the last one.
-      spec:
-        props.replicas > 1
-          ? { maxUnavailable: 1, selector: { matchLabels: labels } }
-          : { maxUnavailable: 0, selector: { matchLabels: labels } },
-    });
+    if (props.replicas > 1) {
+      new ApiObject(this, "pdb", {
+        apiVersion: "policy/v1",
+        kind: "PodDisruptionBudget",
+        metadata: { name: props.name, namespace: props.namespace, labels },
+        // Node drains and upgrades evict one pod at a time. Not with one replica: a budget of zero would
+        // block every drain, and a budget of one protects nothing.
+        spec: { maxUnavailable: 1, selector: { matchLabels: labels } },
+      });
+    }
   }
 }
 

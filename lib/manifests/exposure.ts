@@ -72,8 +72,11 @@ export function negAnnotation(via: readonly ExposurePath[], port: number): strin
   return JSON.stringify(value);
 }
 
-/** Annotations of an exposed app's Service. */
-export function serviceAnnotations(e: Exposure): Record<string, string> {
+/** What an app's Service needs to know: its name, port and every way it is exposed (none: in-cluster only). */
+export type ServicedApp = Pick<Exposure, "name" | "namespace" | "port" | "via">;
+
+/** Annotations of an app's Service. */
+export function serviceAnnotations(e: ServicedApp): Record<string, string> {
   return {
     [gkeAnnotations.neg]: negAnnotation(e.via, e.port),
     ...(e.via.includes("gce-ingress")
@@ -84,7 +87,7 @@ export function serviceAnnotations(e: Exposure): Record<string, string> {
 
 /** The app's Service, selecting its pods by `app.kubernetes.io/name`, annotated for every way it is exposed. */
 export class AppService extends ApiObject {
-  constructor(scope: Construct, id: string, e: Exposure) {
+  constructor(scope: Construct, id: string, e: ServicedApp) {
     super(scope, id, {
       apiVersion: "v1",
       kind: "Service",

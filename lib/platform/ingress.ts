@@ -13,7 +13,6 @@ import type { ChartContext } from "../addons";
 import type { Edge, EdgeArgs } from "../gcp";
 import {
   AcmeIssuer,
-  AppService,
   Exposed,
   PlatformNamespace,
   SharedGateway,
@@ -33,6 +32,8 @@ export interface IngressArgs {
   readonly certManager?: CertManager;
   /** Google's side of the edge, built in stage 1 (edgeArgs). */
   readonly edge?: Edge;
+  /** The mesh's injector, which the in-cluster controller waits for. */
+  readonly injector?: pulumi.Resource;
   /** App namespaces, by name: each app's objects wait for theirs. */
   readonly namespaces: ReadonlyMap<string, pulumi.Resource>;
 }
@@ -98,7 +99,6 @@ export class Ingress extends pulumi.ComponentResource {
 
     this.edge = args.edge;
     this.gatewayAddress = this.edge?.gatewayAddress;
-    const edgeResources = this.edge?.resources ?? [];
 
     // Stage 3: the in-cluster controller and the ACME issuer.
     const cm = args.certManager;
@@ -109,6 +109,7 @@ export class Ingress extends pulumi.ComponentResource {
         provider,
         certManager: cm.certManager,
         acmeHttp01: ing.acme?.solver === "http01",
+        injector: args.injector,
       };
       this.controller =
         ing.kind === "traefik"
@@ -139,7 +140,7 @@ export class Ingress extends pulumi.ComponentResource {
       issuer = [
         ...deployChart(`${name}-acme`, chart, {
           ...base,
-          dependsOn: [cm.certManager, ...edgeResources],
+          dependsOn: [cm.certManager, ...(this.edge?.dns01Resources ?? [])],
         }).values(),
       ];
     }
@@ -162,11 +163,11 @@ export class Ingress extends pulumi.ComponentResource {
       });
       // The Gateway names its address, certificates and SSL policy: they exist first.
       gatewayObjects = [
-        ...deployChart(`${name}-gateway`, chart, { ...base, dependsOn: edgeResources }).values(),
+        ...deployChart(`${name}-gateway`, chart, { ...base, dependsOn: this.edge.gatewayResources }).values(),
       ];
     }
 
-    // Stage 5: each app's Service and routes. An app waits only for what its own exposure uses.
+    // Stage 5: each app's routes (its Service is the app's own). An app waits only for what its exposure uses.
     const edge: ExposureContext = {
       mesh: config.mesh,
       gateway: { name: sharedGatewayName, namespace: gatewayNamespace },
@@ -182,11 +183,10 @@ export class Ingress extends pulumi.ComponentResource {
     };
     for (const e of exposures) {
       const chart = newChart(`expose-${e.namespace}-${e.name}`);
-      new AppService(chart, "service", e);
       new Exposed(chart, "exposed", e, edge);
       const uses = [
         ...(e.via.includes("gke-gateway") ? gatewayObjects : []),
-        ...(e.via.includes("gce-ingress") ? edgeResources : []),
+        ...(e.via.includes("gce-ingress") ? (this.edge?.gceResources ?? []) : []),
         ...(e.via.some((v) => v === "traefik" || v === "ingress-nginx") && this.controller
           ? [this.controller.release, ...issuer]
           : []),

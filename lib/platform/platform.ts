@@ -18,6 +18,7 @@ import { crdOwners, needsCertManager, type CrdOwners } from "../crds";
 import { Edge, ExistingCluster, GkeCluster, type ClusterAccess } from "../gcp";
 import {
   AppMonitor,
+  AppService,
   AppWorkload,
   LoadBalancerPort,
   PlatformNamespace,
@@ -213,6 +214,7 @@ export class Platform extends pulumi.ComponentResource {
         provider,
         certManager: this.certManager,
         edge: this.edge,
+        injector,
         namespaces,
       },
       child,
@@ -221,6 +223,13 @@ export class Platform extends pulumi.ComponentResource {
       const ns = namespaces.get(app.namespace);
       const inNamespace = ns ? new Map([[app.namespace, ns]]) : undefined;
       const workload = newChart(`app-${app.namespace}-${app.name}`);
+      // Every app has a Service, annotated for every way it is exposed (none: reachable in the cluster only).
+      new AppService(workload, "service", {
+        name: app.name,
+        namespace: app.namespace,
+        port: app.port,
+        via: app.expose?.via ?? [],
+      });
       new AppWorkload(workload, "workload", {
         name: app.name,
         namespace: app.namespace,

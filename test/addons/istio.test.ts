@@ -170,7 +170,10 @@ describe("Istio options", () => {
     expect(values(release(result, "ztunnel"))).toEqual({
       global: { platform: "gke" },
       caAddress: "cert-manager-istio-csr.cert-manager.svc:443",
+      profile: "ambient",
     });
+    // istio-validation instead of istio-init for any sidecar left (Traefik's, ingress-nginx's).
+    expect(values(release(result, "istiod"))).toMatchObject({ cni: { enabled: true } });
     expect(values(release(result, "istiod"))).toMatchObject({ profile: "ambient" });
     expect(values(release(result, "cert-manager-istio-csr"))).toMatchObject({
       app: { server: { caTrustedNodeAccounts: "istio-system/ztunnel" } },

@@ -6,7 +6,7 @@ import {
   LinkerdTrustAnchor,
   PlatformNamespace,
   controllerPortRegex,
-  jobPodAnnotations,
+  jobPodMetadata,
   meshWarnings,
   proxyRelabelings,
   type MeshSettings,
@@ -203,15 +203,20 @@ describe("namespaces", () => {
 
 describe("Jobs in meshed namespaces finish", () => {
   test("with native sidecars the Job keeps its proxy, run as a native sidecar", () => {
-    expect(jobPodAnnotations(linkerd)).toEqual({ "config.linkerd.io/proxy-enable-native-sidecar": "true" });
+    expect(jobPodMetadata(linkerd)).toEqual({
+      labels: {},
+      annotations: { "config.linkerd.io/proxy-enable-native-sidecar": "true" },
+    });
   });
 
   test("without native sidecars the Job is taken out of the mesh, never injected with a proxy that outlives it", () => {
-    expect(jobPodAnnotations({ ...linkerd, nativeSidecars: false })).toEqual({
-      "linkerd.io/inject": "disabled",
+    expect(jobPodMetadata({ ...linkerd, nativeSidecars: false })).toEqual({
+      labels: {},
+      annotations: { "linkerd.io/inject": "disabled" },
     });
-    expect(jobPodAnnotations({ ...linkerd, kind: "istio", nativeSidecars: false })).toEqual({
-      "sidecar.istio.io/inject": "false",
+    expect(jobPodMetadata({ ...linkerd, kind: "istio", nativeSidecars: false })).toEqual({
+      labels: { "sidecar.istio.io/inject": "false" },
+      annotations: {},
     });
   });
 

@@ -1,0 +1,334 @@
+import { crdClaims, crdFamilies, type CrdFamily } from "../crds";
+import { charts, gkeAnnotations, type ChartName } from "../versions";
+
+/**
+ * The platform's safety invariants, as pure checks over resources as Pulumi sees them. The test
+ * suite asserts them on every render; the policy pack (policy/) enforces them on any Pulumi program.
+ */
+
+/** A resource as a check sees it: what a render records, and what a policy pack is given. */
+export interface ResourceView {
+  readonly type: string;
+  readonly name: string;
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly protect: boolean;
+  /** Undefined where the caller cannot see it (policy packs are not told). */
+  readonly retainOnDelete?: boolean;
+}
+
+export const invariants = {
+  "single-crd-owner": "One owner per CRD family, and no chart installs Gateway API CRDs while GKE owns them.",
+  "crd-releases-retained":
+    "Helm releases that install CRDs are retained on delete, and keep their CRDs where the chart can.",
+  "prod-protected": "Prod clusters have GKE deletion protection and Pulumi protect.",
+  "no-plain-secrets": "No private key, token or password in plain inputs.",
+  "namespace-pod-security": "Every namespace enforces a Pod Security level.",
+  "jobs-finish": "Jobs in meshed namespaces can finish: native sidecars, or not injected.",
+  "consistent-neg":
+    "Every Service behind a Google load balancer carries one NEG annotation that every controller reaching it accepts.",
+} as const;
+
+export type InvariantName = keyof typeof invariants;
+
+export interface Violation {
+  readonly invariant: InvariantName;
+  /** `type::name` of the resource at fault. */
+  readonly resource: string;
+  readonly message: string;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const at = (v: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((cur, p) => (isObj(cur) ? cur[p] : undefined), v);
+const key = (r: ResourceView) => `${r.type}::${r.name}`;
+/** A string input as-is; anything else is not a usable name. */
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+const helmRelease = "kubernetes:helm.sh/v3:Release";
+const gkeCluster = "gcp:container/cluster:Cluster";
+
+/** Every violation of every invariant among these resources. */
+export function checkInvariants(resources: readonly ResourceView[]): Violation[] {
+  return [
+    ...singleCrdOwner(resources),
+    ...crdReleasesRetained(resources),
+    ...prodProtected(resources),
+    ...noPlainSecrets(resources),
+    ...namespacePodSecurity(resources),
+    ...jobsFinish(resources),
+    ...consistentNeg(resources),
+  ];
+}
+
+/** The pinned chart a Helm release installs, by chart name. */
+function chartOf(r: ResourceView): ChartName | undefined {
+  const chart = at(r.inputs, "chart");
+  return (Object.keys(charts) as ChartName[]).find((c) => charts[c].chart === chart);
+}
+
+function releaseClaims(r: ResourceView): CrdFamily[] {
+  const chart = chartOf(r);
+  const values = at(r.inputs, "values");
+  return chart ? crdClaims(chart, isObj(values) ? values : {}) : [];
+}
+
+/** A Kubernetes object's kind and metadata, from a render's inputs or a policy's props. */
+function object(r: ResourceView): {
+  kind?: string;
+  name?: string;
+  namespace?: string;
+  labels: Obj;
+  annotations: Obj;
+} {
+  const kind = at(r.inputs, "kind");
+  const metadata = at(r.inputs, "metadata");
+  return {
+    kind: typeof kind === "string" ? kind : undefined,
+    name: typeof at(metadata, "name") === "string" ? (at(metadata, "name") as string) : undefined,
+    namespace:
+      typeof at(metadata, "namespace") === "string" ? (at(metadata, "namespace") as string) : undefined,
+    labels: isObj(at(metadata, "labels")) ? (at(metadata, "labels") as Obj) : {},
+    annotations: isObj(at(metadata, "annotations")) ? (at(metadata, "annotations") as Obj) : {},
+  };
+}
+
+function singleCrdOwner(resources: readonly ResourceView[]): Violation[] {
+  const out: Violation[] = [];
+  const gkeOwnsGateway = resources.some(
+    (r) => r.type === gkeCluster && at(r.inputs, "gatewayApiConfig", "channel") === "CHANNEL_STANDARD",
+  );
+  const owners = new Map<CrdFamily, string[]>();
+  for (const r of resources.filter((x) => x.type === helmRelease)) {
+    for (const family of releaseClaims(r)) owners.set(family, [...(owners.get(family) ?? []), key(r)]);
+  }
+  for (const r of resources) {
+    const o = object(r);
+    if (
+      o.kind === "CustomResourceDefinition" &&
+      at(r.inputs, "spec", "group") === "gateway.networking.k8s.io"
+    ) {
+      owners.set("gatewayApi", [...(owners.get("gatewayApi") ?? []), key(r)]);
+    }
+  }
+  for (const [family, claimants] of owners) {
+    if (claimants.length > 1) {
+      out.push({
+        invariant: "single-crd-owner",
+        resource: claimants[1],
+        message: `${crdFamilies[family].title} CRDs are installed by ${claimants.length} owners: ${claimants.join(", ")}`,
+      });
+    }
+  }
+  if (gkeOwnsGateway) {
+    for (const claimant of owners.get("gatewayApi") ?? []) {
+      out.push({
+        invariant: "single-crd-owner",
+        resource: claimant,
+        message: `${claimant} installs Gateway API CRDs, but GKE owns them (gatewayApiConfig.channel CHANNEL_STANDARD); removing it would delete every route`,
+      });
+    }
+  }
+  return out;
+}
+
+function crdReleasesRetained(resources: readonly ResourceView[]): Violation[] {
+  const out: Violation[] = [];
+  for (const r of resources.filter((x) => x.type === helmRelease)) {
+    const claims = releaseClaims(r);
+    if (claims.length === 0) continue;
+    if (r.retainOnDelete === false) {
+      out.push({
+        invariant: "crd-releases-retained",
+        resource: key(r),
+        message: `${key(r)} installs the ${claims.map((f) => crdFamilies[f].title).join(", ")} CRDs but is not retainOnDelete: removing it from the stack would delete them and every object in them`,
+      });
+    }
+    // Charts with a keep switch keep their CRDs on uninstall (helm.sh/resource-policy: keep).
+    const chart = chartOf(r);
+    if (
+      (chart === "certManager" || chart === "trustManager") &&
+      at(r.inputs, "values", "crds", "keep") === false
+    ) {
+      out.push({
+        invariant: "crd-releases-retained",
+        resource: key(r),
+        message: `${key(r)} sets crds.keep false: an uninstall would delete its CRDs`,
+      });
+    }
+  }
+  return out;
+}
+
+function prodProtected(resources: readonly ResourceView[]): Violation[] {
+  return resources
+    .filter((r) => r.type === gkeCluster && at(r.inputs, "resourceLabels", "environment") === "prod")
+    .filter((r) => at(r.inputs, "deletionProtection") !== true || !r.protect)
+    .map((r) => ({
+      invariant: "prod-protected" as const,
+      resource: key(r),
+      message: `prod cluster ${key(r)} needs deletionProtection true (has ${String(at(r.inputs, "deletionProtection"))}) and Pulumi protect (has ${String(r.protect)})`,
+    }));
+}
+
+const secretKeys =
+  /^(password|passwd|token|accessToken|bearerToken|clientSecret|privateKey|apiKey|key\.pem|tls\.key)$/i;
+
+function noPlainSecrets(resources: readonly ResourceView[]): Violation[] {
+  const out: Violation[] = [];
+  const walk = (r: ResourceView, v: unknown, path: string): void => {
+    if (typeof v === "string") {
+      if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(v)) {
+        out.push({
+          invariant: "no-plain-secrets",
+          resource: key(r),
+          message: `${key(r)} has a private key in plain input ${path}`,
+        });
+      }
+      return;
+    }
+    if (Array.isArray(v)) return v.forEach((x, i) => walk(r, x, `${path}[${i}]`));
+    if (!isObj(v)) return;
+    for (const [k, child] of Object.entries(v)) {
+      if (secretKeys.test(k) && typeof child === "string" && child !== "" && child !== "[secret]") {
+        out.push({
+          invariant: "no-plain-secrets",
+          resource: key(r),
+          message: `${key(r)} has ${path ? `${path}.` : ""}${k} in plain input; pass it as a Pulumi secret`,
+        });
+      }
+      walk(r, child, path ? `${path}.${k}` : k);
+    }
+  };
+  for (const r of resources) walk(r, r.inputs, "");
+  return out;
+}
+
+const podSecurityLevels = new Set(["privileged", "baseline", "restricted"]);
+
+function namespacePodSecurity(resources: readonly ResourceView[]): Violation[] {
+  return resources
+    .filter((r) => object(r).kind === "Namespace" && r.type.startsWith("kubernetes:"))
+    .filter((r) => !podSecurityLevels.has(String(object(r).labels["pod-security.kubernetes.io/enforce"])))
+    .map((r) => ({
+      invariant: "namespace-pod-security" as const,
+      resource: key(r),
+      message: `namespace ${object(r).name} has no pod-security.kubernetes.io/enforce label (privileged, baseline or restricted)`,
+    }));
+}
+
+function jobsFinish(resources: readonly ResourceView[]): Violation[] {
+  const namespaces = new Map(
+    resources.filter((r) => object(r).kind === "Namespace").map((r) => [object(r).name, object(r)] as const),
+  );
+  const releaseValue = (chart: string, ...path: string[]) =>
+    resources
+      .filter((r) => r.type === helmRelease && at(r.inputs, "chart") === chart)
+      .map((r) => at(r.inputs, "values", ...path));
+  const linkerdNative = releaseValue("linkerd-control-plane", "proxy", "nativeSidecar").some(
+    (v) => v === true,
+  );
+  const istioNative = releaseValue("istiod", "env", "ENABLE_NATIVE_SIDECARS").some((v) => v === "true");
+  const out: Violation[] = [];
+  for (const r of resources) {
+    const o = object(r);
+    if (o.kind !== "Job" && o.kind !== "CronJob") continue;
+    const ns = namespaces.get(o.namespace);
+    if (!ns) continue;
+    const linkerd = ns.annotations["linkerd.io/inject"] === "enabled";
+    const istio = ns.labels["istio-injection"] === "enabled" || typeof ns.labels["istio.io/rev"] === "string";
+    if (!linkerd && !istio) continue;
+    const template =
+      o.kind === "Job"
+        ? at(r.inputs, "spec", "template")
+        : at(r.inputs, "spec", "jobTemplate", "spec", "template");
+    const podAnnotations = (at(template, "metadata", "annotations") ?? {}) as Obj;
+    const podLabels = (at(template, "metadata", "labels") ?? {}) as Obj;
+    const finishes = linkerd
+      ? linkerdNative ||
+        ns.annotations["config.linkerd.io/proxy-enable-native-sidecar"] === "true" ||
+        podAnnotations["config.linkerd.io/proxy-enable-native-sidecar"] === "true" ||
+        podAnnotations["linkerd.io/inject"] === "disabled"
+      : istioNative ||
+        podAnnotations["sidecar.istio.io/nativeSidecar"] === "true" ||
+        podAnnotations["sidecar.istio.io/inject"] === "false" ||
+        podLabels["sidecar.istio.io/inject"] === "false";
+    if (!finishes) {
+      out.push({
+        invariant: "jobs-finish",
+        resource: key(r),
+        message: `${o.kind} ${o.namespace}/${o.name} runs in meshed namespace ${o.namespace} without native sidecars and is injected: its proxy would keep it running forever`,
+      });
+    }
+  }
+  return out;
+}
+
+function consistentNeg(resources: readonly ResourceView[]): Violation[] {
+  const gkeGateways = new Set(
+    resources
+      .filter(
+        (r) =>
+          object(r).kind === "Gateway" &&
+          String(at(r.inputs, "spec", "gatewayClassName")).startsWith("gke-l7"),
+      )
+      .map((r) => `${object(r).namespace}/${object(r).name}`),
+  );
+  /** Service `ns/name` → what reaches it: GCE Ingress, and the ports GKE Gateway uses. */
+  const reached = new Map<string, { gce: boolean; ports: Set<number> }>();
+  const mark = (svc: string, f: (e: { gce: boolean; ports: Set<number> }) => void) => {
+    const e = reached.get(svc) ?? { gce: false, ports: new Set<number>() };
+    f(e);
+    reached.set(svc, e);
+  };
+  for (const r of resources) {
+    const o = object(r);
+    if (o.kind === "HTTPRoute") {
+      const parents = (at(r.inputs, "spec", "parentRefs") ?? []) as Obj[];
+      const onGke = parents.some((p) => gkeGateways.has(`${str(p.namespace) ?? o.namespace}/${str(p.name)}`));
+      if (!onGke) continue;
+      for (const rule of (at(r.inputs, "spec", "rules") ?? []) as Obj[]) {
+        for (const b of (rule.backendRefs ?? []) as Obj[]) {
+          if (b.kind === undefined || b.kind === "Service")
+            mark(`${o.namespace}/${String(b.name)}`, (e) => e.ports.add(Number(b.port)));
+        }
+      }
+    }
+    if (o.kind === "Ingress" && o.annotations[gkeAnnotations.ingressClass] === "gce") {
+      for (const rule of (at(r.inputs, "spec", "rules") ?? []) as Obj[]) {
+        for (const p of (at(rule, "http", "paths") ?? []) as Obj[]) {
+          const name = at(p, "backend", "service", "name");
+          if (typeof name === "string") mark(`${o.namespace}/${name}`, (e) => (e.gce = true));
+        }
+      }
+    }
+  }
+  const out: Violation[] = [];
+  for (const r of resources) {
+    const o = object(r);
+    if (o.kind !== "Service") continue;
+    const need = reached.get(`${o.namespace}/${o.name}`);
+    if (!need) continue;
+    let neg: unknown;
+    try {
+      neg = JSON.parse(str(o.annotations[gkeAnnotations.neg]) ?? "");
+    } catch {
+      neg = undefined;
+    }
+    const ports = isObj(at(neg, "exposed_ports")) ? (at(neg, "exposed_ports") as Obj) : {};
+    const problems = [
+      ...(need.gce && at(neg, "ingress") !== true ? ['GCE Ingress needs "ingress": true'] : []),
+      ...[...need.ports]
+        .filter((p) => !(String(p) in ports))
+        .map((p) => `GKE Gateway needs exposed_ports ${p}`),
+    ];
+    if (problems.length > 0) {
+      out.push({
+        invariant: "consistent-neg",
+        resource: key(r),
+        message: `Service ${o.namespace}/${o.name} has ${gkeAnnotations.neg} ${JSON.stringify(o.annotations[gkeAnnotations.neg] ?? null)}: ${problems.join("; ")}`,
+      });
+    }
+  }
+  return out;
+}
