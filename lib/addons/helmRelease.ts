@@ -2,7 +2,8 @@ import * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import { checkCrdClaims, crdClaims, crdFamilies, crdValues, type CrdOwners } from "../crds";
 import type { ChartName as PinnedChart } from "../versions";
-import { charts, type ChartName } from "../versions";
+import { ConfigError, nearest } from "../config";
+import { charts, siblingKeys, unknownValuePaths, type ChartName } from "../versions";
 
 /** Plain JSON values for a chart. */
 export type Values = Record<string, unknown>;
@@ -63,6 +64,13 @@ export function pinnedRelease(args: PinnedReleaseArgs): k8s.helm.v3.Release {
   const pin = charts[args.chart];
   const values = finalValues(args.chart, args.values, args.charts, args.name);
   checkCrdClaims(args.charts.owners, [{ release: args.name, chart: args.chart, values }]);
+  checkValueKeys(
+    args.chart,
+    args.version ?? pin.version,
+    args.name,
+    values,
+    args.charts.overrides[args.name],
+  );
   const claims = crdClaims(args.chart, values);
   return new k8s.helm.v3.Release(
     args.name,
@@ -94,6 +102,55 @@ export function pinnedRelease(args: PinnedReleaseArgs): k8s.helm.v3.Release {
       retainOnDelete: claims.length > 0,
     },
   );
+}
+
+/**
+ * Fails on a value the pinned chart does not have: Helm would ignore it without a word, and the
+ * setting would silently not apply. A user's override gets a config error naming its key.
+ */
+export function checkValueKeys(
+  chart: ChartName,
+  version: string,
+  release: string,
+  values: Values,
+  override: ChartOverride | undefined,
+): void {
+  const unknown = unknownValuePaths(chart, version, values);
+  if (!unknown || unknown.length === 0) return;
+  const pin = charts[chart];
+  const fromUser = unknown.filter((p) => hasPath(override?.values ?? {}, p));
+  if (fromUser.length === 0) {
+    throw new Error(
+      `The platform sets ${unknown.join(", ")} on ${pin.chart} ${version}, which the chart does not have (${pin.source}). This is a defect in the platform; please report it.`,
+    );
+  }
+  throw new ConfigError(
+    fromUser.map((p) => {
+      const leaf = p.slice(p.lastIndexOf(".") + 1);
+      const siblings = siblingKeys(chart, p);
+      const guess = nearest(leaf, siblings);
+      return {
+        path: `platform:overrides.charts.${release}.values.${p}`,
+        problem: `${pin.chart} ${version} has no value ${p}; Helm would ignore it and the setting would not apply`,
+        allowed:
+          siblings.length > 0
+            ? `${p.includes(".") ? `keys under ${p.slice(0, p.lastIndexOf("."))}` : "top-level keys"}: ${siblings.slice(0, 12).join(", ")}${siblings.length > 12 ? ", ..." : ""}`
+            : undefined,
+        fix: guess
+          ? `did you mean ${p.slice(0, p.length - leaf.length)}${guess}? Use the key as the chart's values.yaml spells it (${pin.source})`
+          : `use a key from the chart's values.yaml (${pin.source})`,
+      };
+    }),
+  );
+}
+
+function hasPath(values: Values, path: string): boolean {
+  let cur: unknown = values;
+  for (const k of path.split(".")) {
+    if (!isPlainObject(cur) || !(k in cur)) return false;
+    cur = cur[k];
+  }
+  return true;
 }
 
 /** Merges plain objects; arrays and scalars in later sources replace earlier ones. */

@@ -1,7 +1,7 @@
-import { finalValues, istiodReleases, type ChartContext } from "../addons";
+import { checkValueKeys, finalValues, istiodReleases, type ChartContext } from "../addons";
 import { ConfigError, type PlatformConfig } from "../config";
 import { checkCrdClaims, crdValues, needsCertManager, type CrdOwners } from "../crds";
-import type { ChartName } from "../versions";
+import { charts, type ChartName } from "../versions";
 
 /** Every Helm release the environment installs, by release name. */
 export function plannedReleases(config: PlatformConfig): Record<string, ChartName> {
@@ -29,7 +29,7 @@ export function plannedReleases(config: PlatformConfig): Record<string, ChartNam
 
 /**
  * The chart context, with every override checked before any resource exists: it names a release
- * this environment installs; it leaves CRD flags alone unless it says so; and even then, the values
+ * this environment installs; every key it sets is one the pinned chart has; it leaves CRD flags alone unless it says so; and even then, the values
  * it produces must not install CRDs another owner has.
  */
 export function chartContext(config: PlatformConfig, owners: CrdOwners): ChartContext {
@@ -48,6 +48,7 @@ export function chartContext(config: PlatformConfig, owners: CrdOwners): ChartCo
         },
       ]);
     }
+    checkValueKeys(chart, charts[chart].version, release, override.values, override);
     const owned = pathsOf(crdValues(chart, owners));
     const touched = pathsOf(override.values).filter((p) => owned.includes(p));
     if (touched.length > 0 && !override.overrideCrdFlags) {

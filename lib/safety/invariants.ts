@@ -1,4 +1,5 @@
 import { crdClaims, crdFamilies, type CrdFamily } from "../crds";
+import type { RenderResult } from "../render";
 import { charts, gkeAnnotations, type ChartName } from "../versions";
 
 /**
@@ -50,16 +51,19 @@ const gkeCluster = "gcp:container/cluster:Cluster";
 
 /** Every violation of every invariant among these resources. */
 export function checkInvariants(resources: readonly ResourceView[]): Violation[] {
-  return [
-    ...singleCrdOwner(resources),
-    ...crdReleasesRetained(resources),
-    ...prodProtected(resources),
-    ...noPlainSecrets(resources),
-    ...namespacePodSecurity(resources),
-    ...jobsFinish(resources),
-    ...consistentNeg(resources),
-  ];
+  return (Object.keys(invariants) as InvariantName[]).flatMap((name) => checks[name](resources));
 }
+
+/** One check per invariant, over all the resources of a program. */
+export const checks: Record<InvariantName, (resources: readonly ResourceView[]) => Violation[]> = {
+  "single-crd-owner": singleCrdOwner,
+  "crd-releases-retained": crdReleasesRetained,
+  "prod-protected": prodProtected,
+  "no-plain-secrets": noPlainSecrets,
+  "namespace-pod-security": namespacePodSecurity,
+  "jobs-finish": jobsFinish,
+  "consistent-neg": consistentNeg,
+};
 
 /** The pinned chart a Helm release installs, by chart name. */
 function chartOf(r: ResourceView): ChartName | undefined {
@@ -196,6 +200,7 @@ function noPlainSecrets(resources: readonly ResourceView[]): Violation[] {
           resource: key(r),
           message: `${key(r)} has ${path ? `${path}.` : ""}${k} in plain input; pass it as a Pulumi secret`,
         });
+        continue;
       }
       walk(r, child, path ? `${path}.${k}` : k);
     }
@@ -331,4 +336,17 @@ function consistentNeg(resources: readonly ResourceView[]): Violation[] {
     }
   }
   return out;
+}
+
+/** The resources of an offline render, as the checks see them. */
+export function viewsOf(result: RenderResult): ResourceView[] {
+  return result.resources
+    .filter((r) => r.custom && !r.read)
+    .map((r) => ({
+      type: r.type,
+      name: r.name,
+      inputs: r.inputs,
+      protect: r.options.protect,
+      retainOnDelete: r.options.retainOnDelete,
+    }));
 }

@@ -2,3 +2,4 @@ export * from "./charts";
 export * from "./gke";
 export * from "./linkerd";
 export * from "./istio";
+export * from "./valuesKeys";

@@ -2,14 +2,7 @@ import { ConfigError } from "../../lib/config";
 import { Platform } from "../../lib/platform";
 import type { RenderResult, RenderedResource } from "../../lib/render";
 import { config, render } from "../helpers";
-import {
-  crdSchema,
-  readReference,
-  referenceDir,
-  skipReason,
-  unknownFields,
-  unknownValuePaths,
-} from "../upstream/reference";
+import { crdSchema, referenceDir, skipReason, unknownFields } from "../upstream/reference";
 
 const RELEASE = "kubernetes:helm.sh/v3:Release";
 const shop = {
@@ -478,36 +471,6 @@ describe("DNS-01 with Workload Identity", () => {
           );
         }
       }
-    });
-
-    test("every value set on Traefik, ingress-nginx and cert-manager is in the pinned values.yaml", () => {
-      const files: Record<string, string> = {
-        traefik: "traefik-chart-41.3.0-values.yaml",
-        "ingress-nginx": "ingress-nginx-chart-4.15.1-values.yaml",
-        "cert-manager": "cert-manager-v1.21.1.values.yaml",
-      };
-      // Maps a chart passes through to a Kubernetes object, documented as such in its values.yaml.
-      const passThrough: Record<string, string[]> = {
-        // "Additional entries here will be added to the Service spec" (traefik values.yaml, service.spec).
-        traefik: ["service.spec"],
-      };
-      const checked = new Set<string>();
-      for (const result of all) {
-        for (const r of result.resources.filter(
-          (x) => x.type === RELEASE && String(x.inputs.name) in files,
-        )) {
-          const name = String(r.inputs.name);
-          expect({
-            name,
-            unknown: unknownValuePaths(values(r), readReference(files[name]), passThrough[name]),
-          }).toEqual({
-            name,
-            unknown: [],
-          });
-          checked.add(name);
-        }
-      }
-      expect([...checked].sort()).toEqual(["cert-manager", "ingress-nginx", "traefik"]);
     });
 
     test("every routing object has only fields its upstream CRD defines", () => {

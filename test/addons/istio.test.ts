@@ -2,16 +2,8 @@ import * as YAML from "yaml";
 import { ConfigError } from "../../lib/config";
 import { Platform } from "../../lib/platform";
 import type { RenderResult, RenderedResource } from "../../lib/render";
-import { istioFacts } from "../../lib/versions";
 import { config, render } from "../helpers";
-import {
-  crdSchema,
-  readReference,
-  referenceDir,
-  skipReason,
-  unknownFields,
-  unknownValuePaths,
-} from "../upstream/reference";
+import { crdSchema, readReference, referenceDir, skipReason, unknownFields } from "../upstream/reference";
 
 const RELEASE = "kubernetes:helm.sh/v3:Release";
 const shop = { name: "shop", image: "hello:2", port: 8080, expose: { host: "shop.example.com" } };
@@ -262,57 +254,6 @@ describe("Istio options", () => {
       ]) {
         all.push(await renderPlatform({ tier: "prod", mesh, apps: [shop] }));
       }
-    });
-
-    /** Istio charts keep their defaults under _internal_defaults_do_not_set; users set the same keys at the top. */
-    function istioValuesYaml(file: string): string {
-      const doc = YAML.parse(readReference(file)) as Record<string, unknown>;
-      return YAML.stringify(doc._internal_defaults_do_not_set ?? doc);
-    }
-
-    test("every value set on an Istio or istio-csr chart is in the pinned values.yaml (profile keys aside)", () => {
-      const files: Record<string, string> = {
-        "istio-base": "istio-base-1.30.3.values.yaml",
-        istiod: "istiod-1.30.3.values.yaml",
-        "istiod-stable": "istiod-1.30.3.values.yaml",
-        "istio-cni": "istio-cni-1.30.3.values.yaml",
-        ztunnel: "ztunnel-1.30.3.values.yaml",
-      };
-      const checked = new Set<string>();
-      for (const result of all) {
-        for (const r of result.resources.filter((x) => x.type === RELEASE)) {
-          const name = String(r.inputs.name);
-          if (name === "cert-manager-istio-csr") {
-            expect(
-              unknownValuePaths(values(r), readReference("cert-manager-istio-csr-v0.17.0.values.yaml")),
-            ).toEqual([]);
-            checked.add(name);
-            continue;
-          }
-          if (!files[name]) continue;
-          // `profile` and `global.platform` are read by the charts' profile templates, not declared in values.yaml.
-          const v = JSON.parse(JSON.stringify(values(r))) as Record<string, unknown> & {
-            global?: Record<string, unknown>;
-          };
-          for (const key of istioFacts.profileValues) {
-            if (key === "profile") delete v.profile;
-            if (key === "global.platform" && v.global) delete v.global.platform;
-          }
-          expect({ name, unknown: unknownValuePaths(v, istioValuesYaml(files[name]), ["env"]) }).toEqual({
-            name,
-            unknown: [],
-          });
-          checked.add(name);
-        }
-      }
-      expect([...checked].sort()).toEqual([
-        "cert-manager-istio-csr",
-        "istio-base",
-        "istio-cni",
-        "istiod",
-        "istiod-stable",
-        "ztunnel",
-      ]);
     });
 
     test("PeerAuthentication, ServiceMonitor, PodMonitor and Issuer fields exist in their CRDs", () => {

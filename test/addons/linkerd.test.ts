@@ -5,9 +5,7 @@ import * as YAML from "yaml";
 import { ConfigError } from "../../lib/config";
 import { Platform } from "../../lib/platform";
 import type { RenderResult, RenderedResource } from "../../lib/render";
-import { charts, type ChartName } from "../../lib/versions";
 import { config, render } from "../helpers";
-import { readReference, referenceDir, skipReason, unknownValuePaths } from "../upstream/reference";
 
 const RELEASE = "kubernetes:helm.sh/v3:Release";
 
@@ -279,75 +277,6 @@ describe("Gateway API bundle owned by the platform", () => {
     );
   });
 });
-
-(referenceDir ? describe : describe.skip)(
-  `values exist in the pinned charts (${referenceDir ? "reference present" : skipReason})`,
-  () => {
-    const valuesFiles: Partial<Record<ChartName, string>> = {
-      certManager: "cert-manager-v1.21.1.values.yaml",
-      trustManager: "trust-manager-v0.24.0.values.yaml",
-      linkerdCrds: "linkerd-crds-2026.8.3.values.yaml",
-      linkerdControlPlane: "linkerd-control-plane-2026.8.3.values.yaml",
-      linkerdViz: "linkerd-viz-2026.8.3.values.yaml",
-      kubePrometheusStack: "kube-prometheus-stack-88.5.3.values.yaml",
-    };
-
-    test("every value path the platform sets, across options, is in that chart's values.yaml", async () => {
-      const results = await Promise.all(
-        [
-          { tier: "prod", mesh: { kind: "linkerd", dashboard: true }, monitoring: { backend: "prometheus" } },
-          { cluster: { mode: "autopilot" }, mesh: { kind: "linkerd" } },
-          { mesh: { kind: "linkerd", nativeSidecars: false } },
-          {
-            mesh: {
-              kind: "linkerd",
-              tracing: {
-                collectorEndpoint: "otel.tracing:4317",
-                serviceAccount: "otel",
-                namespace: "tracing",
-              },
-            },
-          },
-        ].map((o) => renderPlatform(o)),
-      );
-      const checked: string[] = [];
-      for (const result of results) {
-        for (const r of result.resources.filter((x) => x.type === RELEASE)) {
-          const chart = (Object.keys(charts) as ChartName[]).find((c) => charts[c].chart === r.inputs.chart);
-          const file = chart ? valuesFiles[chart] : undefined;
-          if (!file) continue; // no upstream copy for this chart (linkerd2-cni)
-          expect({
-            release: r.inputs.name,
-            unknown: unknownValuePaths(values(r), readReference(file)),
-          }).toEqual({
-            release: r.inputs.name,
-            unknown: [],
-          });
-          checked.push(String(r.inputs.name));
-        }
-      }
-      expect(new Set(checked)).toEqual(
-        new Set([
-          "cert-manager",
-          "trust-manager",
-          "linkerd-crds",
-          "linkerd-control-plane",
-          "linkerd-viz",
-          "kube-prometheus-stack",
-        ]),
-      );
-    });
-
-    test("the check catches a key the chart lacks", () => {
-      expect(
-        unknownValuePaths(
-          { identity: { externalCa: true } },
-          readReference(valuesFiles.linkerdControlPlane as string),
-        ),
-      ).toEqual(["identity.externalCa"]);
-    });
-  },
-);
 
 test("tracing: proxies and controllers export to the user's OpenTelemetry collector", async () => {
   const result = await renderPlatform({

@@ -4,7 +4,6 @@ import { CrdOwnershipError } from "../../lib/crds";
 import { Platform, plannedReleases } from "../../lib/platform";
 import { placeholder, type RenderResult, type RenderedResource } from "../../lib/render";
 import { config, render } from "../helpers";
-import { readReference, referenceDir, skipReason, unknownValuePaths } from "../upstream/reference";
 
 const RELEASE = "kubernetes:helm.sh/v3:Release";
 const shop = {
@@ -218,24 +217,3 @@ describe("the whole environment", () => {
     });
   });
 });
-
-(referenceDir ? describe : describe.skip)(
-  `against the pinned upstream (${referenceDir ? "reference present" : skipReason})`,
-  () => {
-    test("kube-prometheus-stack values exist, the grafana subchart's passing through", async () => {
-      const result = await renderPlatform({
-        cluster: { mode: "autopilot" },
-        mesh: { kind: "linkerd" },
-        monitoring: { backend: "prometheus", meshDashboards: true },
-      });
-      // `grafana:` holds the grafana subchart's values (kube-prometheus-stack Chart.yaml dependency).
-      expect(
-        unknownValuePaths(
-          values(release(result, "kube-prometheus-stack")),
-          readReference("kube-prometheus-stack-88.5.3.values.yaml"),
-          ["grafana"],
-        ),
-      ).toEqual([]);
-    });
-  },
-);

@@ -20,55 +20,6 @@ export function readReference(file: string): string {
 
 type Tree = Record<string, unknown>;
 
-/**
- * Paths in `values` that the chart's values.yaml does not have. Keys a chart documents only as
- * comments (`# enableHttpRoutes: false` in linkerd-crds, `# annotations: {}` under cert-manager's
- * serviceAccount) count as present, placed by their indentation; below a free-form map or list
- * (podAnnotations: {}) anything goes.
- */
-export function unknownValuePaths(
-  values: Tree,
-  valuesYaml: string,
-  passThrough: readonly string[] = [],
-): string[] {
-  const reference = (YAML.parse(valuesYaml) ?? {}) as Tree;
-  const documented = documentedPaths(valuesYaml);
-  const missing: string[] = [];
-  const walk = (v: unknown, ref: unknown, at: string): void => {
-    if (v === null || typeof v !== "object" || Array.isArray(v)) return;
-    // Below a list, a key with no default, or one documented only as a comment, the chart takes any shape.
-    if (ref === null || Array.isArray(ref)) return;
-    const known = ref !== null && typeof ref === "object" ? (ref as Tree) : {};
-    if (ref !== undefined && ref !== null && typeof ref === "object" && Object.keys(known).length === 0)
-      return;
-    if (passThrough.includes(at)) return;
-    for (const [k, child] of Object.entries(v as Tree)) {
-      const next = at ? `${at}.${k}` : k;
-      if (k in known) walk(child, known[k], next);
-      else if (documented.has(next)) walk(child, null, next);
-      else missing.push(next);
-    }
-  };
-  walk(values, reference, "");
-  return missing;
-}
-
-/** Key paths of a values.yaml, commented-out keys included, from indentation. */
-function documentedPaths(valuesYaml: string): Set<string> {
-  const paths = new Set<string>();
-  const stack: { indent: number; key: string }[] = [];
-  for (const line of valuesYaml.split("\n")) {
-    const m = /^(\s*)(#\s?)?([A-Za-z_][\w-]*):(\s|$)/.exec(line);
-    if (!m || (m[2] && /^\s*#\s?-/.test(line))) continue;
-    const indent = m[1].length;
-    while (stack.length > 0 && stack[stack.length - 1].indent >= indent) stack.pop();
-    const path = [...stack.map((s) => s.key), m[3]].join(".");
-    paths.add(path);
-    if (!m[2]) stack.push({ indent, key: m[3] });
-  }
-  return paths;
-}
-
 interface Schema {
   properties?: Record<string, Schema>;
   additionalProperties?: Schema | boolean;

@@ -3,7 +3,7 @@ import * as path from "path";
 import { ConfigError } from "../../lib/config";
 import { Platform } from "../../lib/platform";
 import { kubernetesObjects, readProject, renderProject, stacksOf, type RenderResult } from "../../lib/render";
-import { checkInvariants, type ResourceView } from "../../lib/safety";
+import { checkInvariants, viewsOf } from "../../lib/safety";
 import { config, render } from "../helpers";
 import { validateObjects, type KubeObjectLike } from "./schemas";
 
@@ -21,18 +21,6 @@ const shop = {
   metrics: { path: "/metrics" },
   expose: { host: "shop.example.com" },
 };
-
-export function views(result: RenderResult): ResourceView[] {
-  return result.resources
-    .filter((r) => r.custom && !r.read)
-    .map((r) => ({
-      type: r.type,
-      name: r.name,
-      inputs: r.inputs,
-      protect: r.options.protect,
-      retainOnDelete: r.options.retainOnDelete,
-    }));
-}
 
 const meshes = ["linkerd", "istio", "none"] as const;
 const ingresses = ["gke-gateway", "traefik", "ingress-nginx", "gce-ingress"] as const;
@@ -113,7 +101,7 @@ test("every Kubernetes object validates strictly against the published schemas",
 
 test("every safety invariant holds on every render", () => {
   const violations = renders.flatMap((r) =>
-    checkInvariants(views(r.result)).map((v) => `${r.label}: ${v.message}`),
+    checkInvariants(viewsOf(r.result)).map((v) => `${r.label}: ${v.message}`),
   );
   expect(violations).toEqual([]);
 });

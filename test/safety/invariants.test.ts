@@ -1,0 +1,216 @@
+import * as k8s from "@pulumi/kubernetes";
+import { jobPodMetadata } from "../../lib/manifests";
+import { Platform } from "../../lib/platform";
+import type { RenderResult } from "../../lib/render";
+import {
+  checkInvariants,
+  invariants,
+  viewsOf,
+  type InvariantName,
+  type ResourceView,
+} from "../../lib/safety";
+import { config, render } from "../helpers";
+
+/**
+ * Each invariant, fed the bad case: a good prod render breaks in exactly one way, and the check
+ * names that invariant and the resource at fault. The render suite asserts that no real render
+ * breaks any of them.
+ */
+
+const shop = {
+  name: "shop",
+  image: "hello:2",
+  port: 8080,
+  expose: { host: "shop.example.com" },
+};
+
+type Mutable = { -readonly [K in keyof ResourceView]: ResourceView[K] };
+type Obj = Record<string, unknown>;
+
+/** A deep copy of the views, with `change` applied to every view `pick` selects. */
+function broken(
+  views: readonly ResourceView[],
+  pick: (v: ResourceView) => boolean,
+  change: (v: Mutable & { inputs: Obj }) => void,
+): ResourceView[] {
+  const copy = JSON.parse(JSON.stringify(views)) as (Mutable & { inputs: Obj })[];
+  const picked = copy.filter(pick);
+  if (picked.length === 0) throw new Error("the mutation picked nothing");
+  picked.forEach(change);
+  return copy;
+}
+
+const kind = (k: string, name?: string) => (v: ResourceView) =>
+  v.inputs.kind === k && (name === undefined || (v.inputs.metadata as Obj | undefined)?.name === name);
+const release = (name: string) => (v: ResourceView) =>
+  v.type === "kubernetes:helm.sh/v3:Release" && v.inputs.name === name;
+
+function only(views: readonly ResourceView[]): { invariant: InvariantName; resource: string }[] {
+  return checkInvariants(views).map(({ invariant, resource }) => ({ invariant, resource }));
+}
+
+/** A user's Jobs in a meshed namespace: one with the platform's pod metadata, and the same without it. */
+function withJobs(platform: Platform): void {
+  for (const [name, meta] of [
+    ["migrate", jobPodMetadata(platform.config.mesh)],
+    ["plain", undefined],
+  ] as const) {
+    new k8s.batch.v1.Job(
+      name,
+      {
+        metadata: { name, namespace: "shop" },
+        spec: {
+          template: {
+            metadata: meta,
+            spec: { restartPolicy: "Never", containers: [{ name, image: "migrate:1" }] },
+          },
+        },
+      },
+      { provider: platform.provider, parent: platform },
+    );
+  }
+}
+
+describe.each(["linkerd", "istio"] as const)("%s, prod, GKE Gateway", (mesh) => {
+  let result: RenderResult;
+  let views: ResourceView[];
+  beforeAll(async () => {
+    const c = config({ tier: "prod", mesh: { kind: mesh }, apps: [shop] });
+    result = await render(() => {
+      const p = new Platform("p", { config: c });
+      withJobs(p);
+      return p.outputs();
+    });
+    views = viewsOf(result).filter((v) => (v.inputs.metadata as Obj | undefined)?.name !== "plain");
+  });
+
+  test("the render holds every invariant", () => {
+    expect(only(views)).toEqual([]);
+  });
+
+  test("single-crd-owner: Gateway API CRDs from a chart or by hand while GKE owns them", () => {
+    const crd: ResourceView = {
+      type: "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition",
+      name: "httproutes",
+      inputs: {
+        kind: "CustomResourceDefinition",
+        metadata: { name: "httproutes.gateway.networking.k8s.io" },
+        spec: { group: "gateway.networking.k8s.io" },
+      },
+      protect: false,
+    };
+    expect(only([...views, crd])).toEqual([
+      { invariant: "single-crd-owner", resource: `${crd.type}::httproutes` },
+    ]);
+    if (mesh !== "linkerd") return;
+    const bad = broken(views, release("linkerd-crds"), (v) => {
+      (v.inputs.values as Obj).enableHttpRoutes = true;
+    });
+    expect(only(bad)).toEqual([
+      { invariant: "single-crd-owner", resource: expect.stringContaining("linkerd-crds") as string },
+    ]);
+  });
+
+  test("crd-releases-retained: a CRD release not retained on delete, or cert-manager not keeping its CRDs", () => {
+    expect(
+      only(
+        broken(views, release("cert-manager"), (v) => {
+          v.retainOnDelete = false;
+        }),
+      ),
+    ).toEqual([
+      { invariant: "crd-releases-retained", resource: expect.stringContaining("cert-manager") as string },
+    ]);
+    expect(
+      only(
+        broken(views, release("cert-manager"), (v) => {
+          ((v.inputs.values as Obj).crds as Obj).keep = false;
+        }),
+      ),
+    ).toEqual([
+      { invariant: "crd-releases-retained", resource: expect.stringContaining("cert-manager") as string },
+    ]);
+  });
+
+  test("prod-protected: a prod cluster without deletion protection, or without Pulumi protect", () => {
+    const cluster = (v: ResourceView) => v.type === "gcp:container/cluster:Cluster";
+    for (const change of [
+      (v: Mutable & { inputs: Obj }) => void (v.inputs.deletionProtection = false),
+      (v: Mutable) => void (v.protect = false),
+    ]) {
+      expect(only(broken(views, cluster, change))).toEqual([
+        { invariant: "prod-protected", resource: expect.stringContaining("Cluster::") as string },
+      ]);
+    }
+  });
+
+  test("no-plain-secrets: a private key or a password in plain inputs", () => {
+    const pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIE...\n-----END RSA PRIVATE KEY-----";
+    const secret = (data: Obj): ResourceView => ({
+      type: "kubernetes:core/v1:Secret",
+      name: "leak",
+      inputs: { kind: "Secret", metadata: { name: "leak", namespace: "shop" }, stringData: data },
+      protect: false,
+    });
+    for (const data of [{ "tls.key": pem }, { password: "hunter2" }]) {
+      expect(only([...views, secret(data)])).toEqual([
+        { invariant: "no-plain-secrets", resource: "kubernetes:core/v1:Secret::leak" },
+      ]);
+    }
+    // A Pulumi secret reaches the checks as "[secret]" and passes.
+    expect(only([...views, secret({ password: "[secret]" })])).toEqual([]);
+  });
+
+  test("namespace-pod-security: a namespace without an enforced Pod Security level", () => {
+    expect(
+      only(
+        broken(views, kind("Namespace", "shop"), (v) => {
+          delete ((v.inputs.metadata as Obj).labels as Obj)["pod-security.kubernetes.io/enforce"];
+        }),
+      ),
+    ).toEqual([{ invariant: "namespace-pod-security", resource: expect.stringContaining("shop") as string }]);
+  });
+
+  test("jobs-finish: a Job in a meshed namespace without the platform's pod metadata, once sidecars are not native", () => {
+    const all = viewsOf(result);
+    // With native sidecars on mesh-wide, even the plain Job finishes.
+    expect(only(all)).toEqual([]);
+    const notNative = (v: Mutable & { inputs: Obj }) => {
+      const values = v.inputs.values as Obj;
+      if (mesh === "linkerd") (values.proxy as Obj).nativeSidecar = false;
+      else values.env = { ...(values.env as Obj), ENABLE_NATIVE_SIDECARS: "false" };
+    };
+    let bad = broken(all, release(mesh === "linkerd" ? "linkerd-control-plane" : "istiod"), notNative);
+    // Linkerd reads the proxy config annotation from the namespace too.
+    if (mesh === "linkerd")
+      bad = broken(bad, kind("Namespace", "shop"), (v) => {
+        delete ((v.inputs.metadata as Obj).annotations as Obj)[
+          "config.linkerd.io/proxy-enable-native-sidecar"
+        ];
+      });
+    // The Job with jobPodMetadata still finishes: it asked for a native sidecar itself.
+    expect(only(bad)).toEqual([{ invariant: "jobs-finish", resource: "kubernetes:batch/v1:Job::plain" }]);
+  });
+
+  test("consistent-neg: a Service behind GKE Gateway without the NEG annotation for its port", () => {
+    expect(
+      only(
+        broken(views, kind("Service", "shop"), (v) => {
+          delete ((v.inputs.metadata as Obj).annotations as Obj)["cloud.google.com/neg"];
+        }),
+      ),
+    ).toEqual([{ invariant: "consistent-neg", resource: expect.stringContaining("shop") as string }]);
+  });
+});
+
+test("every invariant has a bad-case test above", () => {
+  expect(Object.keys(invariants).sort()).toEqual([
+    "consistent-neg",
+    "crd-releases-retained",
+    "jobs-finish",
+    "namespace-pod-security",
+    "no-plain-secrets",
+    "prod-protected",
+    "single-crd-owner",
+  ]);
+});

@@ -1,0 +1,85 @@
+import type { PolicyResource, StackValidationArgs } from "@pulumi/policy";
+import { Platform } from "../../lib/platform";
+import { invariants, viewsOf, type ResourceView } from "../../lib/safety";
+import { notInPolicyPack, policies } from "../../policy/policies";
+import { config, render } from "../helpers";
+
+/** The policy pack, run the way Pulumi runs it: validateStack over the program's resources. */
+
+function policyResource(v: ResourceView): PolicyResource {
+  return {
+    type: v.type,
+    name: v.name,
+    urn: `urn:pulumi:prod::app::${v.type}::${v.name}`,
+    props: v.inputs as Record<string, unknown>,
+    opts: {
+      protect: v.protect,
+      ignoreChanges: [],
+      aliases: [],
+      customTimeouts: {} as never,
+      additionalSecretOutputs: [],
+    },
+    dependencies: [],
+    propertyDependencies: {},
+    isType: () => false,
+    asType: () => undefined,
+  };
+}
+
+async function violations(
+  views: readonly ResourceView[],
+): Promise<{ policy: string; message: string; urn?: string }[]> {
+  const args = { resources: views.map(policyResource), stackTags: new Map(), getConfig: () => ({}) };
+  const out: { policy: string; message: string; urn?: string }[] = [];
+  for (const p of policies) {
+    await p.validateStack(args as unknown as StackValidationArgs, (message, urn) =>
+      out.push({ policy: p.name, message, urn }),
+    );
+  }
+  return out;
+}
+
+let views: ResourceView[];
+beforeAll(async () => {
+  const c = config({
+    tier: "prod",
+    mesh: { kind: "linkerd" },
+    apps: [{ name: "shop", image: "hello:2", port: 8080, expose: { host: "shop.example.com" } }],
+  });
+  views = viewsOf(await render(() => new Platform("p", { config: c }).outputs()));
+});
+
+test("one mandatory policy per invariant, but those a policy pack cannot see, each with its reason", () => {
+  expect(policies.map((p) => p.name).sort()).toEqual(
+    Object.keys(invariants)
+      .filter((n) => !(n in notInPolicyPack))
+      .sort(),
+  );
+  expect(Object.keys(notInPolicyPack)).toEqual(["no-plain-secrets"]);
+  expect(policies.every((p) => p.enforcementLevel === "mandatory")).toBe(true);
+});
+
+test("the platform's own prod program passes every policy", async () => {
+  expect(await violations(views)).toEqual([]);
+});
+
+test("an unprotected prod cluster is reported against the cluster's URN", async () => {
+  const bad = views.map((v) => (v.type === "gcp:container/cluster:Cluster" ? { ...v, protect: false } : v));
+  const cluster = views.find((v) => v.type === "gcp:container/cluster:Cluster") as ResourceView;
+  expect(await violations(bad)).toEqual([
+    {
+      policy: "prod-protected",
+      message: expect.stringContaining("needs deletionProtection true") as string,
+      urn: `urn:pulumi:prod::app::gcp:container/cluster:Cluster::${cluster.name}`,
+    },
+  ]);
+});
+
+test("a chart installing Gateway API CRDs while GKE owns them is reported", async () => {
+  const bad = views.map((v) =>
+    v.type === "kubernetes:helm.sh/v3:Release" && v.inputs.name === "linkerd-crds"
+      ? { ...v, inputs: { ...v.inputs, values: { ...(v.inputs.values as object), enableHttpRoutes: true } } }
+      : v,
+  );
+  expect((await violations(bad)).map((v) => v.policy)).toEqual(["single-crd-owner"]);
+});
