@@ -17,7 +17,31 @@ export const notInPolicyPack: Partial<Record<InvariantName, string>> = {
 
 /** A resource as the checks see it. Policy packs are not told retainOnDelete. */
 export function viewOf(r: PolicyResource): ResourceView {
-  return { type: r.type, name: r.name, inputs: r.props, protect: r.opts.protect };
+  return {
+    type: r.type,
+    name: r.name,
+    inputs: knownOnly(r.props) as Record<string, unknown>,
+    protect: r.opts.protect,
+  };
+}
+
+/**
+ * A copy of a resource's properties without the values Pulumi does not know yet at preview. Reading
+ * one throws (the pack's unknown-checking proxy), which would skip the whole policy for the stack;
+ * left out, the checks judge everything that is known, and `pulumi up` judges the rest.
+ */
+export function knownOnly(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
+  for (const k of Object.keys(source)) {
+    try {
+      (out as Record<string, unknown>)[k] = knownOnly(source[k]);
+    } catch {
+      // Unknown until the resource it comes from exists.
+    }
+  }
+  return out;
 }
 
 export const policies: StackValidationPolicy[] = (Object.keys(invariants) as InvariantName[])

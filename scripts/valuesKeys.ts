@@ -57,6 +57,12 @@ export const sources: Partial<Record<ChartName, Source>> = {
     extraKnown: istioProfile,
     extraOpen: { env: "environment variables, passed through to the ztunnel container" },
   },
+  istioGateway: {
+    file: `istio-gateway-${charts.istioGateway.version}.values.yaml`,
+    root: "_internal_defaults_do_not_set",
+    extraKnown: istioProfile,
+    extraOpen: { env: "environment variables, passed through to the gateway container" },
+  },
   traefik: {
     file: `traefik-chart-${charts.traefik.version}-values.yaml`,
     // values.yaml service.spec: "Additional entries here will be added to the Service spec".
@@ -78,8 +84,14 @@ export const sources: Partial<Record<ChartName, Source>> = {
 /** Pinned charts with no recorded key list, and why; their values are checked by the tests that render them. */
 export const unrecorded: Partial<Record<ChartName, string>> = {
   linkerdCni: "no reference copy of linkerd2-cni's values.yaml yet",
-  istioGateway: "no reference copy of the Istio gateway chart's values.yaml yet",
 };
+
+/**
+ * Kubernetes fields the charts render verbatim (`toYaml`) into their objects: any field of the
+ * Kubernetes type is valid below them, whatever example values.yaml shows.
+ */
+const passThrough =
+  /^(resources|nodeSelector|affinity|tolerations|securityContext|podSecurityContext|containerSecurityContext|annotations|labels|env|extraArgs|extraEnv|livenessProbe|readinessProbe|startupProbe|strategy|updateStrategy|topologySpreadConstraints|meshConfig)$|(Annotations|Labels|SecurityContext|NodeSelector|Resources)$/;
 
 type Tree = Record<string, unknown>;
 const isMap = (v: unknown): v is Tree => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -94,13 +106,19 @@ export function keysOf(valuesYaml: string, source: Source): { known: string[]; o
     for (const [k, v] of Object.entries(node)) {
       const p = at ? `${at}.${k}` : k;
       real.add(p);
-      // Below a list, a key with no default or an empty map, the chart takes any shape.
-      if (v === null || Array.isArray(v) || (isMap(v) && Object.keys(v).length === 0)) open.add(p);
+      // Below a list, a key with no default, an empty map or a Kubernetes field, the chart takes any shape.
+      if (v === null || Array.isArray(v) || (isMap(v) && Object.keys(v).length === 0) || passThrough.test(k))
+        open.add(p);
       else if (isMap(v)) walk(v, p);
     }
   };
   walk(doc, "");
-  const documented = commentedPaths(source.root ? YAML.stringify(doc) : valuesYaml);
+  const rootPrefix = source.root ? `${source.root}.` : "";
+  const documented = new Set(
+    [...commentedPaths(valuesYaml)]
+      .filter((p) => p.startsWith(rootPrefix))
+      .map((p) => p.slice(rootPrefix.length)),
+  );
   // A key documented only as a comment (`# annotations: {}`) takes whatever its comment shows.
   for (const p of documented) if (!real.has(p)) open.add(p);
   const known = new Set([...real, ...documented, ...Object.keys(source.extraKnown ?? {}), ...open]);
@@ -112,7 +130,9 @@ function commentedPaths(valuesYaml: string): Set<string> {
   const paths = new Set<string>();
   const stack: { indent: number; key: string }[] = [];
   for (const line of valuesYaml.split("\n")) {
+    // Commented keys start lowercase, as values keys do: "# NOTE:" and "# Examples:" are prose.
     const m = /^(\s*)(#\s?)?([A-Za-z_][\w-]*):(\s|$)/.exec(line);
+    if (m && m[2] && !/^[a-z]/.test(m[3])) continue;
     if (!m || (m[2] && /^\s*#\s?-/.test(line))) continue;
     const indent = m[1].length;
     while (stack.length > 0 && stack[stack.length - 1].indent >= indent) stack.pop();

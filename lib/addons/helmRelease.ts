@@ -118,35 +118,37 @@ export function checkValueKeys(
   const unknown = unknownValuePaths(chart, version, values);
   if (!unknown || unknown.length === 0) return;
   const pin = charts[chart];
-  const fromUser = unknown.filter((p) => hasPath(override?.values ?? {}, p));
-  if (fromUser.length === 0) {
+  const fromUser = unknown.filter((keys) => hasPath(override?.values ?? {}, keys));
+  if (fromUser.length < unknown.length) {
     throw new Error(
-      `The platform sets ${unknown.join(", ")} on ${pin.chart} ${version}, which the chart does not have (${pin.source}). This is a defect in the platform; please report it.`,
+      `The platform sets ${unknown.map((k) => k.join(".")).join(", ")} on ${pin.chart} ${version}, which the chart does not have (${pin.source}). This is a defect in the platform; please report it.`,
     );
   }
   throw new ConfigError(
-    fromUser.map((p) => {
-      const leaf = p.slice(p.lastIndexOf(".") + 1);
-      const siblings = siblingKeys(chart, p);
+    fromUser.map((keys) => {
+      const p = keys.join(".");
+      const leaf = keys[keys.length - 1];
+      const parent = keys.slice(0, -1).join(".");
+      const siblings = siblingKeys(chart, keys);
       const guess = nearest(leaf, siblings);
       return {
         path: `platform:overrides.charts.${release}.values.${p}`,
         problem: `${pin.chart} ${version} has no value ${p}; Helm would ignore it and the setting would not apply`,
         allowed:
           siblings.length > 0
-            ? `${p.includes(".") ? `keys under ${p.slice(0, p.lastIndexOf("."))}` : "top-level keys"}: ${siblings.slice(0, 12).join(", ")}${siblings.length > 12 ? ", ..." : ""}`
+            ? `${parent ? `keys under ${parent}` : "top-level keys"}: ${siblings.slice(0, 12).join(", ")}${siblings.length > 12 ? ", ..." : ""}`
             : undefined,
         fix: guess
-          ? `did you mean ${p.slice(0, p.length - leaf.length)}${guess}? Use the key as the chart's values.yaml spells it (${pin.source})`
+          ? `did you mean ${parent ? `${parent}.` : ""}${guess}? Use the key as the chart's values.yaml spells it (${pin.source})`
           : `use a key from the chart's values.yaml (${pin.source})`,
       };
     }),
   );
 }
 
-function hasPath(values: Values, path: string): boolean {
+function hasPath(values: Values, keys: readonly string[]): boolean {
   let cur: unknown = values;
-  for (const k of path.split(".")) {
+  for (const k of keys) {
     if (!isPlainObject(cur) || !(k in cur)) return false;
     cur = cur[k];
   }

@@ -285,7 +285,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       deletionProtection: c.deletionProtection ?? d.deletionProtection,
       protect: c.protect ?? d.protect,
       maintenance: c.maintenance === undefined ? d.maintenance : c.maintenance,
-      labels: { environment: input.tier, stack: labelValue(stack), "managed-by": "pulumi", ...c.labels },
+      labels: { stack: labelValue(stack), "managed-by": "pulumi", ...c.labels, environment: input.tier },
       nodePools: (c.nodePools ?? [d.nodePool]).map((p) => ({
         ...p,
         spot: p.spot ?? d.nodePool.spot,

@@ -159,8 +159,11 @@ export const clusterSchema = z.strictObject({
   protect: z.boolean().optional(),
   /** Weekly maintenance window; null for "any time". @default SA,SU 02:00 UTC for 6h in staging and prod */
   maintenance: maintenanceSchema.nullable().optional(),
-  /** GCP labels on the cluster. Merged over environment, stack and managed-by. */
-  labels: labels.optional(),
+  /** GCP labels on the cluster, beside environment (the tier), stack and managed-by. */
+  labels: labels
+    // `environment` comes from the tier: the prod-protected safety check and the policy pack read it.
+    .refine((l) => !("environment" in l), "environment is set from platform:tier; remove it")
+    .optional(),
   /** Node pools (Standard mode). @default one autoscaled pool sized per tier */
   nodePools: z.array(nodePoolSchema).min(1).optional(),
   /** Roles for the node service account beyond logging and monitoring, e.g. roles/artifactregistry.reader. */

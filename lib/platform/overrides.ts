@@ -48,7 +48,12 @@ export function chartContext(config: PlatformConfig, owners: CrdOwners): ChartCo
         },
       ]);
     }
-    checkValueKeys(chart, charts[chart].version, release, override.values, override);
+    // An istiod revision may run another Istio version than the pin (a canary upgrade).
+    const version =
+      (config.mesh.kind === "istio"
+        ? istiodReleases(config.mesh.istio).find((r) => r.release === release)?.version
+        : undefined) ?? charts[chart].version;
+    checkValueKeys(chart, version, release, override.values, override);
     const owned = pathsOf(crdValues(chart, owners));
     const touched = pathsOf(override.values).filter((p) => owned.includes(p));
     if (touched.length > 0 && !override.overrideCrdFlags) {

@@ -20,7 +20,7 @@ export interface ResourceView {
 export const invariants = {
   "single-crd-owner": "One owner per CRD family, and no chart installs Gateway API CRDs while GKE owns them.",
   "crd-releases-retained":
-    "Helm releases that install CRDs are retained on delete, and keep their CRDs where the chart can.",
+    "CRDs, and Helm releases that install them, are retained on delete; charts keep their CRDs where they can.",
   "prod-protected": "Prod clusters have GKE deletion protection and Pulumi protect.",
   "no-plain-secrets": "No private key, token or password in plain inputs.",
   "namespace-pod-security": "Every namespace enforces a Pod Security level.",
@@ -102,34 +102,43 @@ function singleCrdOwner(resources: readonly ResourceView[]): Violation[] {
   const gkeOwnsGateway = resources.some(
     (r) => r.type === gkeCluster && at(r.inputs, "gatewayApiConfig", "channel") === "CHANNEL_STANDARD",
   );
-  const owners = new Map<CrdFamily, string[]>();
+  /** Per family, each owner: a Helm release, or the program's own CRD objects (a bundle), as one. */
+  const owners = new Map<CrdFamily, { label: string; resources: string[] }[]>();
+  const add = (family: CrdFamily, owner: { label: string; resources: string[] }) =>
+    owners.set(family, [...(owners.get(family) ?? []), owner]);
   for (const r of resources.filter((x) => x.type === helmRelease)) {
-    for (const family of releaseClaims(r)) owners.set(family, [...(owners.get(family) ?? []), key(r)]);
+    for (const family of releaseClaims(r)) add(family, { label: key(r), resources: [key(r)] });
   }
+  const handWritten = new Map<CrdFamily, string[]>();
   for (const r of resources) {
-    const o = object(r);
-    if (
-      o.kind === "CustomResourceDefinition" &&
-      at(r.inputs, "spec", "group") === "gateway.networking.k8s.io"
-    ) {
-      owners.set("gatewayApi", [...(owners.get("gatewayApi") ?? []), key(r)]);
-    }
+    const group = at(r.inputs, "spec", "group");
+    if (object(r).kind !== "CustomResourceDefinition" || typeof group !== "string") continue;
+    const family = (Object.keys(crdFamilies) as CrdFamily[]).find((f) =>
+      (crdFamilies[f].groups as readonly string[]).includes(group),
+    );
+    if (family) handWritten.set(family, [...(handWritten.get(family) ?? []), key(r)]);
   }
-  for (const [family, claimants] of owners) {
-    if (claimants.length > 1) {
+  for (const [family, crds] of handWritten) {
+    add(family, {
+      label: crds.length === 1 ? crds[0] : `${crds.length} CustomResourceDefinitions (${crds[0]}, ...)`,
+      resources: crds,
+    });
+  }
+  for (const [family, list] of owners) {
+    if (list.length > 1) {
       out.push({
         invariant: "single-crd-owner",
-        resource: claimants[1],
-        message: `${crdFamilies[family].title} CRDs are installed by ${claimants.length} owners: ${claimants.join(", ")}`,
+        resource: list[1].resources[0],
+        message: `${crdFamilies[family].title} CRDs are installed by ${list.length} owners: ${list.map((o) => o.label).join(", ")}`,
       });
     }
   }
   if (gkeOwnsGateway) {
-    for (const claimant of owners.get("gatewayApi") ?? []) {
+    for (const owner of owners.get("gatewayApi") ?? []) {
       out.push({
         invariant: "single-crd-owner",
-        resource: claimant,
-        message: `${claimant} installs Gateway API CRDs, but GKE owns them (gatewayApiConfig.channel CHANNEL_STANDARD); removing it would delete every route`,
+        resource: owner.resources[0],
+        message: `${owner.label} installs Gateway API CRDs, but GKE owns them (gatewayApiConfig.channel CHANNEL_STANDARD); removing it would delete every route`,
       });
     }
   }
@@ -138,6 +147,15 @@ function singleCrdOwner(resources: readonly ResourceView[]): Violation[] {
 
 function crdReleasesRetained(resources: readonly ResourceView[]): Violation[] {
   const out: Violation[] = [];
+  for (const r of resources) {
+    if (object(r).kind === "CustomResourceDefinition" && r.retainOnDelete === false) {
+      out.push({
+        invariant: "crd-releases-retained",
+        resource: key(r),
+        message: `${key(r)} is not retainOnDelete: removing it from the stack would delete every object of its kind`,
+      });
+    }
+  }
   for (const r of resources.filter((x) => x.type === helmRelease)) {
     const claims = releaseClaims(r);
     if (claims.length === 0) continue;
@@ -175,8 +193,8 @@ function prodProtected(resources: readonly ResourceView[]): Violation[] {
     }));
 }
 
-const secretKeys =
-  /^(password|passwd|token|accessToken|bearerToken|clientSecret|privateKey|apiKey|key\.pem|tls\.key)$/i;
+/** Keys that hold a secret value (names of Secrets, like `existingSecret`, are not matched). */
+const secretKeys = /(password|passwd|token|clientSecret|privateKey|apiKey|key\.pem|tls\.key)$/i;
 
 function noPlainSecrets(resources: readonly ResourceView[]): Violation[] {
   const out: Violation[] = [];
@@ -222,51 +240,84 @@ function namespacePodSecurity(resources: readonly ResourceView[]): Violation[] {
     }));
 }
 
+/** The most specific setting wins: pod, then namespace, then the mesh-wide value. */
+const firstSet = (...values: unknown[]): unknown => values.find((v) => v !== undefined);
+
 function jobsFinish(resources: readonly ResourceView[]): Violation[] {
   const namespaces = new Map(
     resources.filter((r) => object(r).kind === "Namespace").map((r) => [object(r).name, object(r)] as const),
   );
-  const releaseValue = (chart: string, ...path: string[]) =>
-    resources
-      .filter((r) => r.type === helmRelease && at(r.inputs, "chart") === chart)
-      .map((r) => at(r.inputs, "values", ...path));
-  const linkerdNative = releaseValue("linkerd-control-plane", "proxy", "nativeSidecar").some(
-    (v) => v === true,
+  const releases = (chart: string) =>
+    resources.filter((r) => r.type === helmRelease && at(r.inputs, "chart") === chart);
+  // linkerd-control-plane's proxy.nativeSidecar defaults to true (chart values.yaml, 2026.8.3).
+  const linkerdNative = releases("linkerd-control-plane").every(
+    (r) => at(r.inputs, "values", "proxy", "nativeSidecar") !== false,
   );
-  const istioNative = releaseValue("istiod", "env", "ENABLE_NATIVE_SIDECARS").some((v) => v === "true");
+  /** Whether every istiod serving a revision forces native sidecars; their default, "auto", does not promise it. */
+  const istioNative = (revision: string | undefined): boolean => {
+    const all = releases("istiod");
+    const serving = all.filter((r) => at(r.inputs, "values", "revision") === revision);
+    return (serving.length > 0 ? serving : all).every(
+      (r) => at(r.inputs, "values", "env", "ENABLE_NATIVE_SIDECARS") === "true",
+    );
+  };
   const out: Violation[] = [];
   for (const r of resources) {
     const o = object(r);
     if (o.kind !== "Job" && o.kind !== "CronJob") continue;
-    const ns = namespaces.get(o.namespace);
-    if (!ns) continue;
-    const linkerd = ns.annotations["linkerd.io/inject"] === "enabled";
-    const istio = ns.labels["istio-injection"] === "enabled" || typeof ns.labels["istio.io/rev"] === "string";
-    if (!linkerd && !istio) continue;
+    const ns = namespaces.get(o.namespace) ?? { labels: {}, annotations: {} };
     const template =
       o.kind === "Job"
         ? at(r.inputs, "spec", "template")
         : at(r.inputs, "spec", "jobTemplate", "spec", "template");
     const podAnnotations = (at(template, "metadata", "annotations") ?? {}) as Obj;
     const podLabels = (at(template, "metadata", "labels") ?? {}) as Obj;
-    const finishes = linkerd
-      ? linkerdNative ||
-        ns.annotations["config.linkerd.io/proxy-enable-native-sidecar"] === "true" ||
-        podAnnotations["config.linkerd.io/proxy-enable-native-sidecar"] === "true" ||
-        podAnnotations["linkerd.io/inject"] === "disabled"
-      : istioNative ||
-        podAnnotations["sidecar.istio.io/nativeSidecar"] === "true" ||
-        podAnnotations["sidecar.istio.io/inject"] === "false" ||
-        podLabels["sidecar.istio.io/inject"] === "false";
-    if (!finishes) {
+
+    const linkerdInject = firstSet(podAnnotations["linkerd.io/inject"], ns.annotations["linkerd.io/inject"]);
+    const linkerdHangs =
+      linkerdInject === "enabled" &&
+      String(
+        firstSet(
+          podAnnotations["config.linkerd.io/proxy-enable-native-sidecar"],
+          ns.annotations["config.linkerd.io/proxy-enable-native-sidecar"],
+          String(linkerdNative),
+        ),
+      ) !== "true";
+
+    const revision = typeof ns.labels["istio.io/rev"] === "string" ? ns.labels["istio.io/rev"] : undefined;
+    const istioNamespaceInjects = ns.labels["istio-injection"] === "enabled" || revision !== undefined;
+    const istioPodSays = firstSet(
+      podLabels["sidecar.istio.io/inject"],
+      podAnnotations["sidecar.istio.io/inject"],
+    );
+    const istioInject = istioPodSays === undefined ? istioNamespaceInjects : istioPodSays === "true";
+    const istioHangs =
+      istioInject &&
+      String(firstSet(podAnnotations["sidecar.istio.io/nativeSidecar"], String(istioNative(revision)))) !==
+        "true";
+
+    if (linkerdHangs || istioHangs) {
       out.push({
         invariant: "jobs-finish",
         resource: key(r),
-        message: `${o.kind} ${o.namespace}/${o.name} runs in meshed namespace ${o.namespace} without native sidecars and is injected: its proxy would keep it running forever`,
+        message: `${o.kind} ${o.namespace}/${o.name} gets a ${linkerdHangs ? "Linkerd" : "Istio"} proxy that is not a native sidecar: the proxy would keep its pods running forever. Use jobPodMetadata(mesh) on its pod template`,
       });
     }
   }
   return out;
+}
+
+const gceIngressClasses = new Set(["gce", "gce-internal", "gce-regional-external", "gce-multi-cluster"]);
+
+/**
+ * An Ingress GKE's own controller serves: one of its classes (reference gke-gateway.md), or no class
+ * at all, which GKE serves with an external Application Load Balancer.
+ */
+function isGceIngress(r: ResourceView): boolean {
+  const annotated = object(r).annotations[gkeAnnotations.ingressClass];
+  const className = at(r.inputs, "spec", "ingressClassName");
+  if (annotated === undefined && className === undefined) return true;
+  return gceIngressClasses.has(String(annotated)) || gceIngressClasses.has(String(className));
 }
 
 function consistentNeg(resources: readonly ResourceView[]): Violation[] {
@@ -295,16 +346,20 @@ function consistentNeg(resources: readonly ResourceView[]): Violation[] {
       for (const rule of (at(r.inputs, "spec", "rules") ?? []) as Obj[]) {
         for (const b of (rule.backendRefs ?? []) as Obj[]) {
           if (b.kind === undefined || b.kind === "Service")
-            mark(`${o.namespace}/${String(b.name)}`, (e) => e.ports.add(Number(b.port)));
+            mark(`${str(b.namespace) ?? o.namespace}/${str(b.name)}`, (e) => e.ports.add(Number(b.port)));
         }
       }
     }
-    if (o.kind === "Ingress" && o.annotations[gkeAnnotations.ingressClass] === "gce") {
-      for (const rule of (at(r.inputs, "spec", "rules") ?? []) as Obj[]) {
-        for (const p of (at(rule, "http", "paths") ?? []) as Obj[]) {
-          const name = at(p, "backend", "service", "name");
-          if (typeof name === "string") mark(`${o.namespace}/${name}`, (e) => (e.gce = true));
-        }
+    if (o.kind === "Ingress" && isGceIngress(r)) {
+      const backends = [
+        at(r.inputs, "spec", "defaultBackend"),
+        ...((at(r.inputs, "spec", "rules") ?? []) as Obj[]).flatMap((rule) =>
+          ((at(rule, "http", "paths") ?? []) as Obj[]).map((p) => p.backend),
+        ),
+      ];
+      for (const b of backends) {
+        const name = at(b, "service", "name");
+        if (typeof name === "string") mark(`${o.namespace}/${name}`, (e) => (e.gce = true));
       }
     }
   }

@@ -26,12 +26,15 @@ export function valuesKeysOf(chart: ChartName, version: string): RecordedValuesK
   return r && r.version === version ? r : undefined;
 }
 
-/** Value paths the chart at that version does not have; undefined when no key list was recorded. */
+/**
+ * Value paths the chart at that version does not have, each as its keys (a key may hold dots, like
+ * `cloud.google.com/gke-nodepool`); undefined when no key list was recorded.
+ */
 export function unknownValuePaths(
   chart: ChartName,
   version: string,
   values: Readonly<Record<string, unknown>>,
-): string[] | undefined {
+): string[][] | undefined {
   const r = valuesKeysOf(chart, version);
   if (!r) return undefined;
   let s = sets.get(chart);
@@ -40,24 +43,25 @@ export function unknownValuePaths(
     sets.set(chart, s);
   }
   const { known, open } = s;
-  const missing: string[] = [];
-  const walk = (v: Readonly<Record<string, unknown>>, at: string): void => {
+  const missing: string[][] = [];
+  const walk = (v: Readonly<Record<string, unknown>>, at: readonly string[]): void => {
     for (const [k, child] of Object.entries(v)) {
-      const p = at ? `${at}.${k}` : k;
-      if (!known.has(p)) missing.push(p);
+      const keys = [...at, k];
+      const p = keys.join(".");
+      if (!known.has(p)) missing.push(keys);
       else if (!open.has(p) && typeof child === "object" && child !== null && !Array.isArray(child))
-        walk(child as Record<string, unknown>, p);
+        walk(child as Record<string, unknown>, keys);
     }
   };
-  walk(values, "");
+  walk(values, []);
   return missing;
 }
 
 /** The recorded keys beside a path, for a suggestion. */
-export function siblingKeys(chart: ChartName, path: string): string[] {
+export function siblingKeys(chart: ChartName, keys: readonly string[]): string[] {
   const r = byChart[chart];
   if (!r) return [];
-  const parent = path.includes(".") ? path.slice(0, path.lastIndexOf(".") + 1) : "";
+  const parent = keys.length > 1 ? `${keys.slice(0, -1).join(".")}.` : "";
   return r.known
     .filter((k) => k.startsWith(parent) && !k.slice(parent.length).includes("."))
     .map((k) => k.slice(parent.length));

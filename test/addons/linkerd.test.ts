@@ -5,6 +5,7 @@ import * as YAML from "yaml";
 import { ConfigError } from "../../lib/config";
 import { Platform } from "../../lib/platform";
 import type { RenderResult, RenderedResource } from "../../lib/render";
+import { checkInvariants, viewsOf } from "../../lib/safety";
 import { config, render } from "../helpers";
 
 const RELEASE = "kubernetes:helm.sh/v3:Release";
@@ -262,6 +263,8 @@ describe("Gateway API bundle owned by the platform", () => {
       ],
     );
     expect(release(result, "linkerd-crds").dependsOn).toEqual(expect.arrayContaining(crds.map((r) => r.key)));
+    // The bundle's CRDs are one owner of the Gateway API, however many objects it has.
+    expect(checkInvariants(viewsOf(result))).toEqual([]);
   });
 
   test("a bundle of another version or the experimental channel is refused", async () => {

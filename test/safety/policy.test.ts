@@ -83,3 +83,22 @@ test("a chart installing Gateway API CRDs while GKE owns them is reported", asyn
   );
   expect((await violations(bad)).map((v) => v.policy)).toEqual(["single-crd-owner"]);
 });
+
+test("a value unknown at preview is left out; the rest of the program is still judged", async () => {
+  const unknownAtPreview = (props: Record<string, unknown>, key: string) =>
+    new Proxy(props, {
+      get: (target, p) => {
+        if (p === key) throw new Error(`${key} is unknown during preview`);
+        return target[p as string];
+      },
+    });
+  const cluster = views.find((v) => v.type === "gcp:container/cluster:Cluster") as ResourceView;
+  const bad = views.map((v) =>
+    v === cluster
+      ? { ...v, protect: false }
+      : v.type === "gcp:compute/network:Network"
+        ? { ...v, inputs: unknownAtPreview({ ...v.inputs, metadata: "(unknown)" }, "metadata") }
+        : v,
+  );
+  expect((await violations(bad)).map((v) => v.policy)).toEqual(["prod-protected"]);
+});

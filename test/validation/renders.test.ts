@@ -42,6 +42,23 @@ function matrixConfig(mesh: string, ingress: string, mode: string, backend: stri
   };
 }
 
+/** Options the matrix does not vary: Istio's ambient data plane and revisions, Linkerd's CNI and dashboard. */
+const extras: Record<string, Record<string, unknown>> = {
+  "istio ambient": { tier: "prod", mesh: { kind: "istio", dataplane: "ambient" }, apps: [shop] },
+  "istio canary revisions": {
+    mesh: {
+      kind: "istio",
+      istio: { revisions: [{ name: "stable", version: "1.30.3" }], defaultRevision: "stable" },
+    },
+    apps: [shop],
+  },
+  "linkerd cni + dashboard": {
+    tier: "prod",
+    mesh: { kind: "linkerd", cni: true, dashboard: true },
+    apps: [shop],
+  },
+};
+
 const renders: { label: string; result: RenderResult }[] = [];
 
 beforeAll(async () => {
@@ -65,11 +82,18 @@ beforeAll(async () => {
       }
     }
   }
+  for (const [label, input] of Object.entries(extras)) {
+    const c = config(input);
+    renders.push({ label, result: await render(() => new Platform("p", { config: c }).outputs()) });
+  }
 }, 240_000);
 
 test("the matrix covers every combination, plus every stack and example", () => {
   expect(renders.length).toBe(
-    3 * 4 * 3 * 4 + stacksOf(readProject(root)).length + fs.readdirSync(path.join(root, "examples")).length,
+    3 * 4 * 3 * 4 +
+      Object.keys(extras).length +
+      stacksOf(readProject(root)).length +
+      fs.readdirSync(path.join(root, "examples")).length,
   );
 });
 

@@ -4,7 +4,7 @@ import { ConfigError } from "../../lib/config";
 import { Platform } from "../../lib/platform";
 import { charts, unknownValuePaths, valuesKeysOf, type ChartName } from "../../lib/versions";
 import { record, recordFile, sources, unrecorded } from "../../scripts/valuesKeys";
-import { config } from "../helpers";
+import { config, render } from "../helpers";
 import { referenceDir, skipReason } from "../upstream/reference";
 
 /**
@@ -59,7 +59,7 @@ test("keys below a free-form map, or documented only as a comment, are accepted"
   expect(unknownValuePaths("linkerdCrds", "2026.8.3", { enableHttpRoutes: false })).toEqual([]);
   // A scalar key cannot take children.
   expect(unknownValuePaths("linkerdCrds", "2026.8.3", { installGatewayAPI: { enabled: false } })).toEqual([
-    "installGatewayAPI.enabled",
+    ["installGatewayAPI", "enabled"],
   ]);
 });
 
@@ -89,3 +89,44 @@ test("a version with no recorded key list is not checked", () => {
     });
   },
 );
+
+test("Kubernetes fields a chart renders verbatim, and keys documented as comments, are accepted in overrides", async () => {
+  const renders = (release: string, values: Record<string, unknown>, mesh: Record<string, unknown>) => {
+    const c = config({ mesh, overrides: { charts: { [release]: { values } } } });
+    return render(() => new Platform("p", { config: c }).outputs());
+  };
+  await expect(
+    renders(
+      "istiod",
+      {
+        meshConfig: { accessLogFile: "/dev/stdout" },
+        resources: { limits: { memory: "2Gi" } },
+        nodeSelector: { "cloud.google.com/gke-nodepool": "system" },
+        pdb: { maxUnavailable: 1 },
+      },
+      { kind: "istio" },
+    ),
+  ).resolves.toBeDefined();
+  await expect(
+    renders(
+      "cert-manager",
+      { startupapicheck: { jobAnnotations: { "example.com/team": "platform" } } },
+      { kind: "linkerd" },
+    ),
+  ).resolves.toBeDefined();
+});
+
+test("a key holding dots, where the chart has no such key, is the user's config error", () => {
+  const err = configError(
+    () =>
+      new Platform("p", {
+        config: config({
+          mesh: { kind: "linkerd" },
+          overrides: { charts: { "linkerd-control-plane": { values: { "cloud.google.com/x": "y" } } } },
+        }),
+      }),
+  );
+  expect(err.problems[0].path).toBe(
+    "platform:overrides.charts.linkerd-control-plane.values.cloud.google.com/x",
+  );
+});
