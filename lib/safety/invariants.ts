@@ -230,7 +230,7 @@ function noPlainSecrets(resources: readonly ResourceView[]): Violation[] {
 const podSecurityLevels = new Set(["privileged", "baseline", "restricted"]);
 
 function namespacePodSecurity(resources: readonly ResourceView[]): Violation[] {
-  return resources
+  const unlabelled = resources
     .filter((r) => object(r).kind === "Namespace" && r.type.startsWith("kubernetes:"))
     .filter((r) => !podSecurityLevels.has(String(object(r).labels["pod-security.kubernetes.io/enforce"])))
     .map((r) => ({
@@ -238,6 +238,15 @@ function namespacePodSecurity(resources: readonly ResourceView[]): Violation[] {
       resource: key(r),
       message: `namespace ${object(r).name} has no pod-security.kubernetes.io/enforce label (privileged, baseline or restricted)`,
     }));
+  // Helm creates a namespace with no labels at all.
+  const helmCreated = resources
+    .filter((r) => r.type === helmRelease && at(r.inputs, "createNamespace") === true)
+    .map((r) => ({
+      invariant: "namespace-pod-security" as const,
+      resource: key(r),
+      message: `${key(r)} has Helm create namespace ${String(at(r.inputs, "namespace"))}, without Pod Security labels; create the namespace as its own resource, labelled`,
+    }));
+  return [...unlabelled, ...helmCreated];
 }
 
 /** The most specific setting wins: pod, then namespace, then the mesh-wide value. */

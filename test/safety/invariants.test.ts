@@ -166,6 +166,35 @@ describe.each(["linkerd", "istio"] as const)("%s, prod, GKE Gateway", (mesh) => 
     expect(only([...views, secret({ password: "[secret]" })])).toEqual([]);
   });
 
+  test("namespace-pod-security: a namespace Helm creates, unlabelled", () => {
+    expect(
+      only(
+        broken(views, release("cert-manager"), (v) => {
+          v.inputs.createNamespace = true;
+        }),
+      ),
+    ).toEqual([
+      { invariant: "namespace-pod-security", resource: expect.stringContaining("cert-manager") as string },
+    ]);
+  });
+
+  test("single-crd-owner: a second owner of a chart's CRD family", () => {
+    const crd: ResourceView = {
+      type: "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition",
+      name: "certificates",
+      inputs: {
+        kind: "CustomResourceDefinition",
+        metadata: { name: "certificates.cert-manager.io" },
+        spec: { group: "cert-manager.io" },
+      },
+      protect: false,
+      retainOnDelete: true,
+    };
+    expect(only([...views, crd])).toEqual([
+      { invariant: "single-crd-owner", resource: `${crd.type}::certificates` },
+    ]);
+  });
+
   test("namespace-pod-security: a namespace without an enforced Pod Security level", () => {
     expect(
       only(
