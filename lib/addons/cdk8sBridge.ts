@@ -47,6 +47,15 @@ const typed: Record<string, Create> = {
 const custom: Create = (n, o, opts) =>
   new k8s.apiextensions.CustomResource(n, args<k8s.apiextensions.CustomResourceArgs>(o), opts);
 
+/** A Kubernetes object as its `@pulumi/kubernetes` resource: the typed class where there is one. */
+export function kubernetesResource(
+  name: string,
+  object: KubeObject,
+  opts: pulumi.CustomResourceOptions,
+): pulumi.CustomResource {
+  return (typed[`${object.apiVersion}/${object.kind}`] ?? custom)(name, object, opts);
+}
+
 /** A fresh cdk8s chart to describe objects in; `deployChart` turns it into Pulumi resources. */
 export function newChart(id: string): Chart {
   return new Chart(new App(), id, { disableResourceNameHashes: true });
@@ -87,8 +96,7 @@ export function deployChart(prefix: string, chart: Chart, opts: DeployChartOptio
   for (const o of ordered) {
     const ns = o.metadata.namespace;
     const nsDep = ns !== undefined ? namespaces.get(ns) : undefined;
-    const create = typed[`${o.apiVersion}/${o.kind}`] ?? custom;
-    const resource = create(resourceName(prefix, o), o, {
+    const resource = kubernetesResource(resourceName(prefix, o), o, {
       provider: opts.provider,
       parent: opts.parent,
       dependsOn: [...(opts.dependsOn ?? []), ...(nsDep ? [nsDep] : [])],

@@ -47,7 +47,8 @@ export class Edge extends pulumi.ComponentResource {
   /** The SSL policy the Gateway uses (regional for regional classes). */
   readonly gatewaySslPolicy?: string;
   readonly gatewayAddressName?: string;
-  readonly gatewayCertificates: readonly string[] = [];
+  /** Certificate Manager map of the Gateway's Google-managed certificates, one entry per host. */
+  readonly gatewayCertificateMap?: string;
   readonly gatewayAddress?: pulumi.Output<string>;
   readonly gceAddressNames: ReadonlyMap<string, string> = new Map();
   readonly dns01ServiceAccount?: pulumi.Output<string>;
@@ -124,18 +125,32 @@ export class Edge extends pulumi.ComponentResource {
         this.gatewayAddress = address.address;
         gatewayResources.push(address);
       }
-      this.gatewayCertificates = gw.managedHosts.map((host) => {
-        const certName = gcpName(args.prefix, host.replace(/\./g, "-"));
-        // Load-balancer-authorized: Google issues and renews it once DNS points the host at the Gateway.
-        gatewayResources.push(
-          new gcp.certificatemanager.Certificate(
+      if (gw.managedHosts.length > 0) {
+        // A certificate map, not a list on the listener: a listener's list is one string of at most
+        // 4096 characters (Gateway API tls.options), about 150 hosts; a map takes an entry per host.
+        this.gatewayCertificateMap = gcpName(args.prefix, "gateway");
+        const map = new gcp.certificatemanager.CertificateMap(
+          `${name}-certmap`,
+          { name: this.gatewayCertificateMap, project },
+          parent,
+        );
+        // The Gateway waits for the map; each host's entry waits for its own certificate.
+        gatewayResources.push(map);
+        for (const host of gw.managedHosts) {
+          const certName = gcpName(args.prefix, host.replace(/\./g, "-").replace(/^\*/, "wildcard"));
+          // Load-balancer-authorized: Google issues and renews it once DNS points the host at the Gateway.
+          const cert = new gcp.certificatemanager.Certificate(
             `${name}-cert-${certName}`,
             { name: certName, project, scope: "DEFAULT", managed: { domains: [host] } },
             parent,
-          ),
-        );
-        return certName;
-      });
+          );
+          new gcp.certificatemanager.CertificateMapEntry(
+            `${name}-certmap-${certName}`,
+            { name: certName, project, map: map.name, hostname: host, certificates: [cert.id] },
+            parent,
+          );
+        }
+      }
     }
 
     if (args.gceIngress?.staticIp) {

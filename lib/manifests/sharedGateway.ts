@@ -11,8 +11,10 @@ export interface SharedGatewayProps {
   readonly gatewayClass: string;
   /** Reserved address name (NamedAddress); absent for an ephemeral address. */
   readonly addressName?: string;
-  /** Certificate Manager certificate names (managed) or Compute SSL certificate names (pre-shared). */
-  readonly tls: { readonly mode: "managed" | "pre-shared"; readonly certificates: readonly string[] };
+  /** A Certificate Manager map of Google-managed certificates, or Compute SSL certificate names (pre-shared). */
+  readonly tls:
+    | { readonly mode: "managed"; readonly certificateMap: string }
+    | { readonly mode: "pre-shared"; readonly certificates: readonly string[] };
   /** Compute SSL policy name. */
   readonly sslPolicy: string;
 }
@@ -25,12 +27,14 @@ export interface SharedGatewayProps {
 export class SharedGateway extends Construct {
   constructor(scope: Construct, id: string, props: SharedGatewayProps) {
     super(scope, id);
-    const tlsOption =
-      props.tls.mode === "managed"
-        ? gkeAnnotations.gatewayCertManagerCerts
-        : gkeAnnotations.gatewayPreSharedCerts;
     gateway(this, "gateway", {
-      metadata: { name: props.name, namespace: props.namespace },
+      metadata: {
+        name: props.name,
+        namespace: props.namespace,
+        ...(props.tls.mode === "managed"
+          ? { annotations: { [gkeAnnotations.gatewayCertMap]: props.tls.certificateMap } }
+          : {}),
+      },
       spec: {
         gatewayClassName: props.gatewayClass,
         ...(props.addressName ? { addresses: [{ type: "NamedAddress", value: props.addressName }] } : {}),
@@ -39,7 +43,15 @@ export class SharedGateway extends Construct {
             name: "https",
             protocol: "HTTPS",
             port: 443,
-            tls: { mode: "Terminate", options: { [tlsOption]: props.tls.certificates.join(",") } },
+            // With a certificate map the listener names no certificate (the CRD requires tls only for TLS).
+            ...(props.tls.mode === "pre-shared"
+              ? {
+                  tls: {
+                    mode: "Terminate" as const,
+                    options: { [gkeAnnotations.gatewayPreSharedCerts]: props.tls.certificates.join(",") },
+                  },
+                }
+              : {}),
             // Only namespaces the platform labels (those of exposed apps) may publish routes on the shared address.
             allowedRoutes: {
               namespaces: { from: "Selector", selector: { matchLabels: { [gatewayAccessLabel]: "true" } } },

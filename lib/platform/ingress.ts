@@ -155,10 +155,10 @@ export class Ingress extends pulumi.ComponentResource {
         namespace: gatewayNamespace,
         gatewayClass: ing.gatewayClass,
         addressName: this.edge.gatewayAddressName,
-        tls: {
-          mode: ing.tls.mode,
-          certificates: ing.tls.mode === "managed" ? this.edge.gatewayCertificates : ing.tls.certificates,
-        },
+        // Managed TLS with exposed hosts always has its map (Edge); otherwise the user's certificates.
+        tls: this.edge.gatewayCertificateMap
+          ? { mode: "managed", certificateMap: this.edge.gatewayCertificateMap }
+          : { mode: "pre-shared", certificates: ing.tls.certificates },
         sslPolicy: this.edge.gatewaySslPolicy,
       });
       // The Gateway names its address, certificates and SSL policy: they exist first.

@@ -106,6 +106,14 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
 
   const warnings: string[] = [];
   const consoleWarn = console.warn;
+  // The SDK captures a stack trace for every promise and resource, for messages only a live engine
+  // shows; under source maps (tsx, ts-jest) formatting them dominates a large render. RENDER_DEBUG keeps them.
+  const stackTraceLimit = Error.stackTraceLimit;
+  const sourceMaps = process.sourceMapsEnabled;
+  if (!process.env.RENDER_DEBUG) {
+    Error.stackTraceLimit = 0;
+    process.setSourceMapsEnabled(false);
+  }
   // Without an engine, the SDK prints `pulumi.log.warn` through console.warn; collect it instead.
   console.warn = (...parts: unknown[]) => {
     warnings.push(
@@ -133,6 +141,8 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
     await pulumi.runtime.disconnect();
   } finally {
     console.warn = consoleWarn;
+    Error.stackTraceLimit = stackTraceLimit;
+    process.setSourceMapsEnabled(sourceMaps);
   }
   if (failure) throw failure.error;
 

@@ -16,6 +16,8 @@ export const gkeAnnotations = {
   /** Listener tls.options keys on a GKE Gateway. */
   gatewayPreSharedCerts: "networking.gke.io/pre-shared-certs",
   gatewayCertManagerCerts: "networking.gke.io/cert-manager-certs",
+  /** Gateway annotation naming a Certificate Manager certificate map (global Gateway classes). */
+  gatewayCertMap: "networking.gke.io/certmap",
 } as const;
 
 /**

@@ -51,6 +51,12 @@ describe.each(meshes)("GKE Gateway, mesh %s", (mesh) => {
   });
 
   test("one shared Gateway: HTTPS for labelled namespaces, HTTP only for the redirect, a NamedAddress, managed certs", () => {
+    // Certificates come from a Certificate Manager map, which scales past the listener's 4096-character option.
+    expect(
+      (find(result, "Gateway", "shared", "gateway").inputs.metadata as { annotations?: unknown }).annotations,
+    ).toEqual({
+      "networking.gke.io/certmap": "gke-test-gateway",
+    });
     expect(spec(find(result, "Gateway", "shared", "gateway"))).toEqual({
       gatewayClassName: "gke-l7-global-external-managed",
       addresses: [{ type: "NamedAddress", value: "gke-test-gateway" }],
@@ -59,10 +65,6 @@ describe.each(meshes)("GKE Gateway, mesh %s", (mesh) => {
           name: "https",
           protocol: "HTTPS",
           port: 443,
-          tls: {
-            mode: "Terminate",
-            options: { "networking.gke.io/cert-manager-certs": "gke-test-shop-example-com" },
-          },
           allowedRoutes: {
             namespaces: {
               from: "Selector",
@@ -148,6 +150,22 @@ describe.each(meshes)("GKE Gateway, mesh %s", (mesh) => {
       name: "gke-test-shop-example-com",
       managed: { domains: ["shop.example.com"] },
     });
+    expect(
+      result.resources.find((r) => r.type === "gcp:certificatemanager/certificateMap:CertificateMap")?.inputs,
+    ).toMatchObject({ name: "gke-test-gateway" });
+    const entry = result.resources.find(
+      (r) => r.type === "gcp:certificatemanager/certificateMapEntry:CertificateMapEntry",
+    );
+    expect(entry?.inputs).toMatchObject({ name: "gke-test-shop-example-com", hostname: "shop.example.com" });
+    // The entry waits for its certificate; the Gateway waits for the map only, not for every certificate.
+    expect(entry?.dependencies).toEqual(
+      expect.arrayContaining([expect.stringContaining("certificate:Certificate::")]),
+    );
+    expect(
+      find(result, "Gateway", "shared", "gateway").dependencies.filter((d) =>
+        d.includes("certificate:Certificate::"),
+      ),
+    ).toEqual([]);
   });
 });
 

@@ -1,0 +1,60 @@
+import { criticalPath, kubernetesObjects, type RenderResult, type RenderedResource } from "../../lib/render";
+import { checkInvariants, viewsOf } from "../../lib/safety";
+import { renderBench } from "../../scripts/bench";
+import { validateObjects, type KubeObjectLike } from "../validation/schemas";
+
+/**
+ * The generated environments `npm run bench` measures: 10, 100 and 1,000 apps, each meshed, exposed
+ * and monitored. What must hold at any size, checked without timing anything: the largest renders and
+ * validates, and the deployment graph's longest chain does not grow with the number of apps.
+ */
+
+const results = new Map<number, RenderResult>();
+beforeAll(async () => {
+  for (const n of [10, 100, 1000]) results.set(n, await renderBench(n));
+}, 120_000);
+
+const get = (n: number) => results.get(n) as RenderResult;
+
+test("1,000 apps render, and every object validates strictly against the published schemas", async () => {
+  const result = get(1000);
+  const objects = kubernetesObjects(result).map((o) => o.inputs as KubeObjectLike);
+  expect(objects.filter((o) => o.kind === "Deployment")).toHaveLength(1000);
+  const problems = await validateObjects(objects);
+  expect(Object.fromEntries(problems)).toEqual({});
+  expect(checkInvariants(viewsOf(result))).toEqual([]);
+}, 120_000);
+
+test("the critical path does not grow with the number of apps", () => {
+  const lengths = [10, 100, 1000].map((n) => criticalPath(get(n).resources).length);
+  expect(lengths[1]).toBe(lengths[0]);
+  expect(lengths[2]).toBe(lengths[0]);
+});
+
+test("an app waits only for the add-ons it uses: the mesh's injector, and the monitors' CRD owner", () => {
+  const result = get(10);
+  const byKey = new Map(result.resources.map((r) => [r.key, r]));
+  const waitsFor = (r: RenderedResource, seen = new Set<string>()): Set<string> => {
+    for (const d of r.dependencies) {
+      if (seen.has(d)) continue;
+      seen.add(d);
+      waitsFor(byKey.get(d) as RenderedResource, seen);
+    }
+    return seen;
+  };
+  const releases = (r: RenderedResource) =>
+    [...waitsFor(r)]
+      .map((k) => byKey.get(k) as RenderedResource)
+      .filter((d) => d.type === "kubernetes:helm.sh/v3:Release")
+      .map((d) => String(d.inputs.name))
+      .sort();
+  const ofApp = (kind: string) =>
+    result.resources.find(
+      (r) => r.inputs.kind === kind && (r.inputs.metadata as { namespace?: string }).namespace === "app-3",
+    ) as RenderedResource;
+  // Linkerd's control plane waits for cert-manager and trust-manager (its identity), linkerd-crds for its CRDs.
+  const mesh = ["cert-manager", "linkerd-control-plane", "linkerd-crds", "trust-manager"];
+  expect(releases(ofApp("Deployment"))).toEqual(mesh);
+  expect(releases(ofApp("HTTPRoute"))).toEqual(mesh);
+  expect(releases(ofApp("PodMonitor"))).toEqual([...mesh, "kube-prometheus-stack"].sort());
+});
