@@ -262,17 +262,23 @@ interface OutputWithResources {
 }
 
 /** Every resource an input refers to, through Outputs or directly. */
-async function resourcesIn(value: unknown, depth = 0): Promise<pulumi.Resource[]> {
-  if (depth > 32 || value === null || typeof value !== "object") return [];
-  if (pulumi.Resource.isInstance(value)) return [value];
-  if (pulumi.Output.isInstance(value)) {
-    const o = value as unknown as OutputWithResources;
-    const set = o.allResources ? await o.allResources() : (o.resources?.() ?? new Set<pulumi.Resource>());
-    return [...set];
-  }
-  if (value instanceof Promise) return [];
-  const items = Array.isArray(value) ? value : Object.values(value as Record<string, unknown>);
-  return (await Promise.all(items.map((v) => resourcesIn(v, depth + 1)))).flat();
+async function resourcesIn(value: unknown): Promise<pulumi.Resource[]> {
+  // One synchronous walk, then one wait per Output: inputs are mostly plain data.
+  const resources: pulumi.Resource[] = [];
+  const outputs: OutputWithResources[] = [];
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > 32 || v === null || typeof v !== "object" || v instanceof Promise) return;
+    if (pulumi.Resource.isInstance(v)) resources.push(v);
+    else if (pulumi.Output.isInstance(v)) outputs.push(v as unknown as OutputWithResources);
+    else
+      for (const child of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>))
+        walk(child, depth + 1);
+  };
+  walk(value, 0);
+  const viaOutputs = await Promise.all(
+    outputs.map(async (o) => [...(o.allResources ? await o.allResources() : (o.resources?.() ?? []))]),
+  );
+  return [...resources, ...viaOutputs.flat()];
 }
 
 /** Replaces Pulumi secret envelopes with `[secret]`, so a render never prints a secret. */
