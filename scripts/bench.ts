@@ -57,11 +57,19 @@ class Raw extends pulumi.CustomResource {
   }
 }
 
+const isKubernetesObject = (r: FloorResource) =>
+  typeof r.inputs.apiVersion === "string" && typeof r.inputs.kind === "string";
+
 /**
- * The floor: the same custom resources, registered directly with one Kubernetes provider and no
- * parents or dependencies; Kubernetes objects as their @pulumi/kubernetes classes.
+ * The floor: the same final resources registered directly, with one Kubernetes provider and no
+ * parents, dependencies or library work; Kubernetes objects as their @pulumi/kubernetes classes.
+ * `kubernetes` is the floor as the issue defines it: the Kubernetes objects alone. `all` adds the
+ * rest (Google Cloud resources, Helm releases) by type, since the library registers those too.
  */
-function renderFloor(resources: readonly FloorResource[]): Promise<RenderResult> {
+function renderFloor(
+  resources: readonly FloorResource[],
+  which: "kubernetes" | "all",
+): Promise<RenderResult> {
   return renderProgram({
     project: "bench",
     stack: "bench",
@@ -69,11 +77,9 @@ function renderFloor(resources: readonly FloorResource[]): Promise<RenderResult>
     program: () => {
       const provider = new k8s.Provider("floor", { kubeconfig: "{}" });
       for (const r of resources) {
-        if (typeof r.inputs.apiVersion === "string" && typeof r.inputs.kind === "string") {
+        if (isKubernetesObject(r))
           kubernetesResource(r.name, r.inputs as unknown as KubeObject, { provider });
-        } else {
-          new Raw(r.type, r.name, r.inputs);
-        }
+        else if (which === "all") new Raw(r.type, r.name, r.inputs);
       }
       return {};
     },
@@ -95,7 +101,8 @@ async function child(kind: string, n: number, floorFile: string): Promise<void> 
   if (kind === "platform") {
     result = await renderBench(n);
   } else {
-    result = await renderFloor(JSON.parse(fs.readFileSync(floorFile, "utf8")) as FloorResource[]);
+    const resources = JSON.parse(fs.readFileSync(floorFile, "utf8")) as FloorResource[];
+    result = await renderFloor(resources, kind === "floor-all" ? "all" : "kubernetes");
   }
   const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
   const customs = result.resources.filter((r) => r.custom && !r.type.startsWith("pulumi:providers:"));
@@ -124,7 +131,7 @@ async function child(kind: string, n: number, floorFile: string): Promise<void> 
  */
 export const nodeFlags = ["--max-semi-space-size=64", "--max-old-space-size=1536", "--expose-gc"];
 
-/** Each figure is the median of this many runs, each in a fresh process. */
+/** Each row is the run with the median wall time of this many, each in a fresh process. */
 const runs = Number(process.argv.find((a) => a.startsWith("--runs="))?.slice(7) ?? "3");
 
 function median(ms: readonly Measurement[]): Measurement {
@@ -149,7 +156,8 @@ function main(): void {
   const rows = sizes.map((n) => {
     const file = path.join(dir, `floor-${n}.json`);
     const platform = median(Array.from({ length: runs }, () => measure("platform", n, file)));
-    const floor = median(Array.from({ length: runs }, () => measure("floor", n, file)));
+    const floor = median(Array.from({ length: runs }, () => measure("floor-kubernetes", n, file)));
+    const floorAll = median(Array.from({ length: runs }, () => measure("floor-all", n, file)));
     return {
       apps: n,
       resources: platform.resources,
@@ -159,6 +167,8 @@ function main(): void {
       liveHeapMb: Math.round(platform.liveHeapMb),
       floorMs: Math.round(floor.wallMs),
       ratioToFloor: +(platform.wallMs / floor.wallMs).toFixed(2),
+      floorAllMs: Math.round(floorAll.wallMs),
+      ratioToFloorAll: +(platform.wallMs / floorAll.wallMs).toFixed(2),
       criticalPathSteps: platform.criticalPath?.length ?? 0,
       criticalPath: (platform.criticalPath ?? []).map((k) => k.split("::")[1]),
     };
@@ -173,13 +183,13 @@ function main(): void {
   fs.writeFileSync(path.join("out", "bench.json"), `${JSON.stringify(report, null, 2)}\n`);
 
   const header =
-    "| apps | resources | wall | per app | peak memory | live heap after | floor | vs floor | critical path |";
-  console.log(`Machine: ${machine}; median of ${runs} runs; node ${nodeFlags.join(" ")}\n`);
+    "| apps | resources | wall | per app | peak memory | live heap after | floor (Kubernetes objects) | vs floor | floor (all resources) | vs floor | critical path |";
+  console.log(`Machine: ${machine}; run with the median wall time of ${runs}; node ${nodeFlags.join(" ")}\n`);
   console.log(header);
-  console.log("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const r of rows) {
     console.log(
-      `| ${r.apps} | ${r.resources} | ${(r.wallMs / 1000).toFixed(2)} s | ${r.msPerApp} ms | ${r.peakRssMb} MB | ${r.liveHeapMb} MB | ${(r.floorMs / 1000).toFixed(2)} s | ${r.ratioToFloor}x | ${r.criticalPathSteps} steps |`,
+      `| ${r.apps} | ${r.resources} | ${(r.wallMs / 1000).toFixed(2)} s | ${r.msPerApp} ms | ${r.peakRssMb} MB | ${r.liveHeapMb} MB | ${(r.floorMs / 1000).toFixed(2)} s | ${r.ratioToFloor}x | ${(r.floorAllMs / 1000).toFixed(2)} s | ${r.ratioToFloorAll}x | ${r.criticalPathSteps} steps |`,
     );
   }
   if (scaling !== undefined) {

@@ -456,6 +456,21 @@ function ingressRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
   }
   const usesGce =
     config.ingress.kind === "gce-ingress" || config.apps.some((a) => a.expose?.via.includes("gce-ingress"));
+  // Load-balancer-authorized Google-managed certificates (Certificate Manager and ManagedCertificate)
+  // cover only exact host names; a wildcard needs DNS authorization, which the platform does not create.
+  if (t.mode === "managed") {
+    config.apps.forEach((a, i) => {
+      const viaGoogle = a.expose?.via.some((v) => v === "gke-gateway" || v === "gce-ingress");
+      if (viaGoogle && a.expose?.host.startsWith("*.")) {
+        problems.push({
+          path: cfg(`apps[${i}].expose.host`),
+          problem: `"${a.expose.host}" is a wildcard, but Google-managed certificates on a Google load balancer cover exact host names only`,
+          allowed: "an exact host name, such as shop.example.com",
+          fix: 'name the host exactly, or set platform:ingress.tls.mode to "pre-shared" with a wildcard certificate',
+        });
+      }
+    });
+  }
   if (usesGateway && regional && usesGce && t.mode === "pre-shared") {
     problems.push({
       path: cfg("ingress.tls.certificates"),

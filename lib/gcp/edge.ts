@@ -134,20 +134,24 @@ export class Edge extends pulumi.ComponentResource {
           { name: this.gatewayCertificateMap, project },
           parent,
         );
-        // The Gateway waits for the map; each host's entry waits for its own certificate.
+        // The Gateway waits for the map and its entries (an empty map would fail every handshake);
+        // each entry waits for its own certificate, which Google issues later, once DNS points at the Gateway.
         gatewayResources.push(map);
         for (const host of gw.managedHosts) {
-          const certName = gcpName(args.prefix, host.replace(/\./g, "-").replace(/^\*/, "wildcard"));
+          // Hosts are plain DNS names here: config rules refuse wildcards with Google-managed certificates.
+          const certName = gcpName(args.prefix, host.replace(/\./g, "-"));
           // Load-balancer-authorized: Google issues and renews it once DNS points the host at the Gateway.
           const cert = new gcp.certificatemanager.Certificate(
             `${name}-cert-${certName}`,
             { name: certName, project, scope: "DEFAULT", managed: { domains: [host] } },
             parent,
           );
-          new gcp.certificatemanager.CertificateMapEntry(
-            `${name}-certmap-${certName}`,
-            { name: certName, project, map: map.name, hostname: host, certificates: [cert.id] },
-            parent,
+          gatewayResources.push(
+            new gcp.certificatemanager.CertificateMapEntry(
+              `${name}-certmap-${certName}`,
+              { name: certName, project, map: map.name, hostname: host, certificates: [cert.id] },
+              parent,
+            ),
           );
         }
       }

@@ -16,6 +16,7 @@ import {
   Exposed,
   PlatformNamespace,
   SharedGateway,
+  type SharedGatewayProps,
   type ExposureContext,
   type Exposure,
 } from "../manifests";
@@ -155,13 +156,10 @@ export class Ingress extends pulumi.ComponentResource {
         namespace: gatewayNamespace,
         gatewayClass: ing.gatewayClass,
         addressName: this.edge.gatewayAddressName,
-        // Managed TLS with exposed hosts always has its map (Edge); otherwise the user's certificates.
-        tls: this.edge.gatewayCertificateMap
-          ? { mode: "managed", certificateMap: this.edge.gatewayCertificateMap }
-          : { mode: "pre-shared", certificates: ing.tls.certificates },
+        tls: gatewayTls(ing.tls, this.edge.gatewayCertificateMap),
         sslPolicy: this.edge.gatewaySslPolicy,
       });
-      // The Gateway names its address, certificates and SSL policy: they exist first.
+      // The Gateway names its address, certificate map (with its entries) and SSL policy: they exist first.
       gatewayObjects = [
         ...deployChart(`${name}-gateway`, chart, { ...base, dependsOn: this.edge.gatewayResources }).values(),
       ];
@@ -200,4 +198,17 @@ export class Ingress extends pulumi.ComponentResource {
     }
     this.registerOutputs({ gatewayAddress: this.gatewayAddress, controllerAddress: this.controllerAddress });
   }
+}
+
+/** The shared Gateway's TLS: the Edge's certificate map for Google-managed certificates, or the user's. */
+function gatewayTls(
+  tls: PlatformConfig["ingress"]["tls"],
+  certificateMap: string | undefined,
+): SharedGatewayProps["tls"] {
+  if (tls.mode === "pre-shared") return { mode: "pre-shared", certificates: tls.certificates };
+  if (!certificateMap)
+    throw new Error(
+      "managed Gateway TLS without a certificate map: the Edge creates one per environment with exposed hosts",
+    );
+  return { mode: "managed", certificateMap };
 }

@@ -53,6 +53,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     } else {
       console.error(`render failed: ${err.message}`);
       if (process.env.RENDER_DEBUG) console.error(err.stack);
+      else console.error("(run with RENDER_DEBUG=1 for the stack trace)");
     }
     return 1;
   }

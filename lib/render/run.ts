@@ -106,14 +106,11 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
 
   const warnings: string[] = [];
   const consoleWarn = console.warn;
-  // The SDK captures a stack trace for every promise and resource, for messages only a live engine
-  // shows; under source maps (tsx, ts-jest) formatting them dominates a large render. RENDER_DEBUG keeps them.
+  // The SDK captures a stack trace for every promise, for leak reports only a live engine prints;
+  // under source maps (tsx, ts-jest) formatting them dominates a large render. Errors raised during
+  // the render have no frames then: RENDER_DEBUG=1 keeps them.
   const stackTraceLimit = Error.stackTraceLimit;
-  const sourceMaps = process.sourceMapsEnabled;
-  if (!process.env.RENDER_DEBUG) {
-    Error.stackTraceLimit = 0;
-    process.setSourceMapsEnabled(false);
-  }
+  if (!process.env.RENDER_DEBUG) Error.stackTraceLimit = 0;
   // Without an engine, the SDK prints `pulumi.log.warn` through console.warn; collect it instead.
   console.warn = (...parts: unknown[]) => {
     warnings.push(
@@ -142,7 +139,6 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
   } finally {
     console.warn = consoleWarn;
     Error.stackTraceLimit = stackTraceLimit;
-    process.setSourceMapsEnabled(sourceMaps);
   }
   if (failure) throw failure.error;
 

@@ -13,9 +13,8 @@ export const gkeAnnotations = {
   frontendConfig: "networking.gke.io/v1beta1.FrontendConfig",
   managedCertificates: "networking.gke.io/managed-certificates",
   preSharedCert: "ingress.gcp.kubernetes.io/pre-shared-cert",
-  /** Listener tls.options keys on a GKE Gateway. */
+  /** Listener tls.options key on a GKE Gateway for Compute SSL certificates. */
   gatewayPreSharedCerts: "networking.gke.io/pre-shared-certs",
-  gatewayCertManagerCerts: "networking.gke.io/cert-manager-certs",
   /** Gateway annotation naming a Certificate Manager certificate map (global Gateway classes). */
   gatewayCertMap: "networking.gke.io/certmap",
 } as const;

@@ -161,11 +161,15 @@ describe.each(meshes)("GKE Gateway, mesh %s", (mesh) => {
     expect(entry?.dependencies).toEqual(
       expect.arrayContaining([expect.stringContaining("certificate:Certificate::")]),
     );
-    expect(
-      find(result, "Gateway", "shared", "gateway").dependencies.filter((d) =>
-        d.includes("certificate:Certificate::"),
-      ),
-    ).toEqual([]);
+    const gatewayDeps = find(result, "Gateway", "shared", "gateway").dependencies;
+    expect(gatewayDeps.filter((d) => d.includes("certificate:Certificate::"))).toEqual([]);
+    // It waits for the map and its entries: an empty map would fail every TLS handshake.
+    expect(gatewayDeps).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining("certificateMap:CertificateMap::"),
+        expect.stringContaining("certificateMapEntry:CertificateMapEntry::"),
+      ]),
+    );
   });
 });
 
@@ -431,6 +435,34 @@ describe("what GKE Gateway cannot do fails with the GKE-side alternative", () =>
         apps: [shop],
       }),
     ).toThrow(ConfigError);
+  });
+
+  test("a wildcard host with Google-managed certificates is refused, naming the host", () => {
+    try {
+      config({ ingress: { kind: "gke-gateway" }, apps: [{ ...shop, expose: { host: "*.example.com" } }] });
+      throw new Error("expected a ConfigError");
+    } catch (err) {
+      expect((err as ConfigError).problems).toEqual([
+        expect.objectContaining({
+          path: "platform:apps[0].expose.host",
+          problem: expect.stringContaining("wildcard") as string,
+        }),
+      ]);
+    }
+  });
+
+  test("pre-shared certificates: named on the HTTPS listener, with no certificate map", async () => {
+    const result = await renderPlatform({
+      ingress: { kind: "gke-gateway", tls: { mode: "pre-shared", certificates: ["shop-cert", "api-cert"] } },
+      apps: [shop],
+    });
+    const gw = find(result, "Gateway", "shared", "gateway");
+    expect((gw.inputs.metadata as { annotations?: unknown }).annotations).toBeUndefined();
+    expect((spec(gw).listeners as { tls?: unknown }[])[0].tls).toEqual({
+      mode: "Terminate",
+      options: { "networking.gke.io/pre-shared-certs": "shop-cert,api-cert" },
+    });
+    expect(result.resources.filter((r) => r.type.startsWith("gcp:certificatemanager"))).toEqual([]);
   });
 
   test("Traefik and ingress-nginx need an ACME account for their certificates", () => {
