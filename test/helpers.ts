@@ -1,4 +1,6 @@
+import type * as pulumi from "@pulumi/pulumi";
 import { parseEnvironment, type PlatformConfig } from "../lib/config";
+import { Platform } from "../lib/platform";
 import { renderProgram, type RenderResult, type RenderedResource } from "../lib/render";
 
 /** The smallest valid environment; tests add what they exercise. */
@@ -31,3 +33,37 @@ export function at(r: RenderedResource, ...path: string[]): unknown {
   for (const p of path) cur = (cur as Record<string, unknown> | undefined)?.[p];
   return cur;
 }
+
+export const RELEASE = "kubernetes:helm.sh/v3:Release";
+
+/** Renders a Platform for an environment: the smallest valid one plus `overrides`. A config error rejects, as a failed render does. */
+export async function renderPlatform(
+  overrides: Record<string, unknown>,
+  opts?: pulumi.ComponentResourceOptions,
+): Promise<RenderResult> {
+  const c = config(overrides);
+  return render(() => new Platform("platform", { config: c }, opts).outputs());
+}
+
+/** The Helm release of that name. */
+export function release(result: RenderResult, name: string): RenderedResource {
+  const r = result.resources.find((x) => x.type === RELEASE && x.inputs.name === name);
+  if (!r) throw new Error(`no release ${name}`);
+  return r;
+}
+
+/** The Kubernetes object of that kind and name (and namespace, when given). */
+export function find(result: RenderResult, kind: string, name: string, namespace?: string): RenderedResource {
+  const r = result.resources.find((x) => {
+    const m = x.inputs.metadata as { name?: string; namespace?: string } | undefined;
+    return (
+      x.inputs.kind === kind && m?.name === name && (namespace === undefined || m.namespace === namespace)
+    );
+  });
+  if (!r) throw new Error(`no ${kind} ${namespace ?? ""}/${name}`);
+  return r;
+}
+
+/** A Helm release's values. */
+export const values = (r: RenderedResource): Record<string, unknown> =>
+  r.inputs.values as Record<string, unknown>;

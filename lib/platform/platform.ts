@@ -130,6 +130,11 @@ export class Platform extends pulumi.ComponentResource {
       );
     }
     const monitors = monitorsFor(config);
+    // The mesh's monitors wait for the Prometheus Operator CRDs when the platform's Prometheus owns them.
+    const meshMonitoring = monitors && {
+      ...monitors,
+      crdOwner: monitors.backend === "prometheus-operator" ? this.prometheus?.release : undefined,
+    };
     if (config.mesh.kind === "linkerd" && this.certManager) {
       this.linkerd = new Linkerd(
         `${name}-linkerd`,
@@ -144,12 +149,7 @@ export class Platform extends pulumi.ComponentResource {
           certManager: this.certManager,
           provider,
           gatewayApiCrds: this.gatewayApiCrds?.resources,
-          monitoring: monitors
-            ? {
-                ...monitors,
-                crdOwner: monitors.backend === "prometheus-operator" ? this.prometheus?.release : undefined,
-              }
-            : undefined,
+          monitoring: meshMonitoring,
         },
         child,
       );
@@ -165,12 +165,7 @@ export class Platform extends pulumi.ComponentResource {
           charts: this.charts,
           certManager: this.certManager,
           provider,
-          monitoring: monitors
-            ? {
-                ...monitors,
-                crdOwner: monitors.backend === "prometheus-operator" ? this.prometheus?.release : undefined,
-              }
-            : undefined,
+          monitoring: meshMonitoring,
         },
         child,
       );

@@ -1,10 +1,8 @@
 import { ConfigError } from "../../lib/config";
-import { Platform } from "../../lib/platform";
 import type { RenderResult, RenderedResource } from "../../lib/render";
-import { config, render } from "../helpers";
+import { config, find, release, renderPlatform, values } from "../helpers";
 import { crdSchema, referenceDir, skipReason, unknownFields } from "../upstream/reference";
 
-const RELEASE = "kubernetes:helm.sh/v3:Release";
 const shop = {
   name: "shop",
   image: "shop:1",
@@ -13,34 +11,11 @@ const shop = {
 };
 const acme = { email: "platform@example.com" };
 
-async function renderPlatform(overrides: Record<string, unknown>): Promise<RenderResult> {
-  const c = config(overrides);
-  return render(() => new Platform("platform", { config: c }).outputs());
-}
-
 const kinds = (r: RenderResult) => r.resources.filter((x) => typeof x.inputs.kind === "string");
-
-function find(result: RenderResult, kind: string, name: string, namespace?: string): RenderedResource {
-  const r = kinds(result).find((x) => {
-    const m = x.inputs.metadata as { name?: string; namespace?: string };
-    return (
-      x.inputs.kind === kind && m.name === name && (namespace === undefined || m.namespace === namespace)
-    );
-  });
-  if (!r) throw new Error(`no ${kind} ${namespace ?? ""}/${name}`);
-  return r;
-}
-
-function release(result: RenderResult, name: string): RenderedResource {
-  const r = result.resources.find((x) => x.type === RELEASE && x.inputs.name === name);
-  if (!r) throw new Error(`no release ${name}`);
-  return r;
-}
 
 const spec = (r: RenderedResource) => r.inputs.spec as Record<string, unknown>;
 const annotations = (r: RenderedResource) =>
   (r.inputs.metadata as { annotations?: Record<string, string> }).annotations ?? {};
-const values = (r: RenderedResource) => r.inputs.values as Record<string, unknown>;
 
 const meshes = ["linkerd", "istio", "none"] as const;
 

@@ -1,36 +1,11 @@
 import * as YAML from "yaml";
 import { ConfigError } from "../../lib/config";
-import { Platform } from "../../lib/platform";
 import type { RenderResult, RenderedResource } from "../../lib/render";
-import { config, render } from "../helpers";
+import { RELEASE, config, find, release, renderPlatform, values } from "../helpers";
 import { crdSchema, readReference, referenceDir, skipReason, unknownFields } from "../upstream/reference";
 
-const RELEASE = "kubernetes:helm.sh/v3:Release";
 const shop = { name: "shop", image: "hello:2", port: 8080, expose: { host: "shop.example.com" } };
 
-async function renderPlatform(overrides: Record<string, unknown>): Promise<RenderResult> {
-  const c = config(overrides);
-  return render(() => new Platform("platform", { config: c }).outputs());
-}
-
-function release(result: RenderResult, name: string): RenderedResource {
-  const r = result.resources.find((x) => x.type === RELEASE && x.inputs.name === name);
-  if (!r) throw new Error(`no release ${name}`);
-  return r;
-}
-
-function find(result: RenderResult, kind: string, name: string, namespace?: string): RenderedResource {
-  const r = result.resources.find((x) => {
-    const m = x.inputs.metadata as { name?: string; namespace?: string } | undefined;
-    return (
-      x.inputs.kind === kind && m?.name === name && (namespace === undefined || m.namespace === namespace)
-    );
-  });
-  if (!r) throw new Error(`no ${kind} ${namespace ?? ""}/${name}`);
-  return r;
-}
-
-const values = (r: RenderedResource) => r.inputs.values as Record<string, unknown>;
 const spec = (r: RenderedResource) => r.inputs.spec as Record<string, unknown>;
 const labels = (r: RenderedResource) =>
   (r.inputs.metadata as { labels?: Record<string, string> }).labels ?? {};

@@ -3,33 +3,9 @@ import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { ConfigError } from "../../lib/config";
-import { Platform } from "../../lib/platform";
-import type { RenderResult, RenderedResource } from "../../lib/render";
+import type { RenderResult } from "../../lib/render";
 import { checkInvariants, viewsOf } from "../../lib/safety";
-import { config, render } from "../helpers";
-
-const RELEASE = "kubernetes:helm.sh/v3:Release";
-
-function renderPlatform(overrides: Record<string, unknown>): Promise<RenderResult> {
-  const c = config(overrides);
-  return render(() => new Platform("platform", { config: c }).outputs());
-}
-
-function release(result: RenderResult, name: string): RenderedResource {
-  const r = result.resources.find((x) => x.type === RELEASE && x.inputs.name === name);
-  if (!r) throw new Error(`no release ${name}`);
-  return r;
-}
-
-function object(result: RenderResult, kind: string, name: string): RenderedResource {
-  const r = result.resources.find(
-    (x) => x.inputs.kind === kind && (x.inputs.metadata as { name?: string } | undefined)?.name === name,
-  );
-  if (!r) throw new Error(`no ${kind} ${name}`);
-  return r;
-}
-
-const values = (r: RenderedResource): Record<string, unknown> => r.inputs.values as Record<string, unknown>;
+import { RELEASE, find as object, release, renderPlatform, values } from "../helpers";
 
 describe("Linkerd with cert-manager, dev", () => {
   let result: RenderResult;

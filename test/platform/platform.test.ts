@@ -2,10 +2,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { ConfigError } from "../../lib/config";
 import { CrdOwnershipError } from "../../lib/crds";
 import { Platform, plannedReleases } from "../../lib/platform";
-import { placeholder, type RenderResult, type RenderedResource } from "../../lib/render";
-import { config, render } from "../helpers";
+import { placeholder, type RenderResult } from "../../lib/render";
+import { RELEASE, config, find, release, render, renderPlatform, values } from "../helpers";
 
-const RELEASE = "kubernetes:helm.sh/v3:Release";
 const shop = {
   name: "shop",
   image: "hello:2",
@@ -13,30 +12,6 @@ const shop = {
   metrics: { path: "/metrics" },
   expose: { host: "shop.example.com", healthCheckPath: "/ready" },
 };
-
-async function renderPlatform(
-  overrides: Record<string, unknown>,
-  opts?: pulumi.ComponentResourceOptions,
-): Promise<RenderResult> {
-  const c = config(overrides);
-  return render(() => new Platform("platform", { config: c }, opts).outputs());
-}
-
-function release(result: RenderResult, name: string): RenderedResource {
-  const r = result.resources.find((x) => x.type === RELEASE && x.inputs.name === name);
-  if (!r) throw new Error(`no release ${name}`);
-  return r;
-}
-
-function find(result: RenderResult, kind: string, name: string): RenderedResource {
-  const r = result.resources.find(
-    (x) => x.inputs.kind === kind && (x.inputs.metadata as { name?: string } | undefined)?.name === name,
-  );
-  if (!r) throw new Error(`no ${kind} ${name}`);
-  return r;
-}
-
-const values = (r: RenderedResource) => r.inputs.values as Record<string, unknown>;
 
 describe("overrides without forking", () => {
   test("values are deep-merged over the platform's", async () => {
