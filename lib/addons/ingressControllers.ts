@@ -125,10 +125,20 @@ function controllerNamespace(
   return [...deployChart(chartId, chart, { provider: args.provider, parent, retainOnDelete }).values()];
 }
 
+/**
+ * The controllers' mesh identities, which authorization rules let through to exposed apps. Both charts
+ * name their service account after the release's full name, and with a release named like the chart
+ * that is the release name (traefik `serviceAccount.name: ""`, ingress-nginx `serviceAccount.create`).
+ */
+export const ingressControllerIdentities = {
+  traefik: { namespace: "traefik", serviceAccount: "traefik" },
+  "ingress-nginx": { namespace: "ingress-nginx", serviceAccount: "ingress-nginx" },
+} as const;
+
 /** Traefik (pinned 41.3.0: its crds/ holds only Traefik's own CRDs, no Gateway API since 40.2.0). */
 export class Traefik extends pulumi.ComponentResource {
   readonly release: k8s.helm.v3.Release;
-  readonly namespace = "traefik";
+  readonly namespace = ingressControllerIdentities.traefik.namespace;
 
   constructor(name: string, args: IngressControllerArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:addons:Traefik", name, {}, opts);
@@ -136,7 +146,7 @@ export class Traefik extends pulumi.ComponentResource {
     const ns = controllerNamespace(this.namespace, `${name}-ns`, args, this, true);
     this.release = pinnedRelease({
       chart: "traefik",
-      name: "traefik",
+      name: ingressControllerIdentities.traefik.serviceAccount,
       namespace: this.namespace,
       values: traefikValues(args),
       charts: args.charts,
@@ -151,14 +161,14 @@ export class Traefik extends pulumi.ComponentResource {
 /** ingress-nginx, retired upstream in March 2026: for existing users, never the default. */
 export class IngressNginx extends pulumi.ComponentResource {
   readonly release: k8s.helm.v3.Release;
-  readonly namespace = "ingress-nginx";
+  readonly namespace = ingressControllerIdentities["ingress-nginx"].namespace;
 
   constructor(name: string, args: IngressControllerArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:addons:IngressNginx", name, {}, opts);
     const ns = controllerNamespace(this.namespace, `${name}-ns`, args, this, false);
     this.release = pinnedRelease({
       chart: "ingressNginx",
-      name: "ingress-nginx",
+      name: ingressControllerIdentities["ingress-nginx"].serviceAccount,
       namespace: this.namespace,
       values: ingressNginxValues(args),
       charts: args.charts,

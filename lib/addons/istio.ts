@@ -7,6 +7,7 @@ import {
   MeshMtls,
   PlatformNamespace,
   istioCaName,
+  istioTrustDomain,
   type MeshSettings,
 } from "../manifests";
 import { istioFacts, istioVersions } from "../versions";
@@ -80,7 +81,7 @@ export function istioCsrValues(args: Pick<IstioArgs, "mesh" | "istio" | "highAva
         namespace: istioNamespace,
         issuer: { name: istioCaName, kind: "Issuer", group: "cert-manager.io" },
       },
-      tls: { trustDomain: "cluster.local" },
+      tls: { trustDomain: istioTrustDomain },
       server: {
         // istiod's default global.multiCluster.clusterName.
         clusterID: "Kubernetes",

@@ -3,6 +3,7 @@ import type { istioVersions } from "../versions";
 import type {
   EnvironmentInput,
   Tier,
+  accessRuleSchema,
   appSchema,
   clusterModes,
   crdOwnerDeclarations,
@@ -15,6 +16,7 @@ import type {
   istioDataplanes,
   maintenanceSchema,
   meshKinds,
+  meshRouteSchema,
   monitoringBackends,
   nodePoolSchema,
   releaseChannels,
@@ -37,9 +39,30 @@ export interface AppExposure {
   readonly methods?: readonly (typeof httpMethods)[number][];
 }
 
-export type App = Required<Omit<z.infer<typeof appSchema>, "expose" | "metrics">> & {
+type RouteInput = z.infer<typeof meshRouteSchema>;
+export type RouteMatch = NonNullable<RouteInput["matches"]>[number];
+export type AccessRule = z.infer<typeof accessRuleSchema>;
+
+/** A mesh route with its defaults: no matches means every request. */
+export interface MeshRoute {
+  readonly name: string;
+  readonly matches: readonly RouteMatch[];
+  readonly backends: readonly { readonly app: string; readonly port?: number; readonly weight: number }[];
+  readonly timeouts?: { readonly request?: string; readonly backendRequest?: string };
+  readonly retry?: { readonly on: readonly string[]; readonly attempts: number; readonly timeout?: string };
+  readonly fault?: { readonly percent: number; readonly status: number };
+}
+
+/** An app's east-west policy: its Service's mesh routes and who may call it. */
+export interface AppMeshPolicy {
+  readonly routes: readonly MeshRoute[];
+  readonly authorization?: { readonly rules: readonly AccessRule[] };
+}
+
+export type App = Required<Omit<z.infer<typeof appSchema>, "expose" | "metrics" | "mesh">> & {
   readonly expose?: AppExposure;
   readonly metrics?: { readonly path: string };
+  readonly mesh: AppMeshPolicy;
 };
 
 /** The fully resolved environment: every default applied, every cross-field rule checked. */
@@ -89,6 +112,8 @@ export interface PlatformConfig {
     readonly highAvailability: boolean;
     readonly dashboard: boolean;
     readonly previousTrustAnchor: boolean;
+    /** App namespaces that refuse every call no authorization rule allows. */
+    readonly denyByDefault: readonly string[];
     readonly istio: {
       /** Absent: one istiod without a revision. */
       readonly revisions?: readonly {
@@ -310,6 +335,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       highAvailability: input.mesh?.highAvailability ?? input.tier === "prod",
       dashboard: input.mesh?.dashboard ?? false,
       previousTrustAnchor: input.mesh?.previousTrustAnchor ?? false,
+      denyByDefault: input.mesh?.denyByDefault ?? [],
       tracing: input.mesh?.tracing,
       istio: {
         revisions: input.mesh?.istio?.revisions,
@@ -375,8 +401,27 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
             methods: a.expose.methods,
           }
         : undefined,
+      mesh: {
+        routes: (a.mesh?.routes ?? []).map((r) => ({
+          name: r.name,
+          matches: r.matches ?? [],
+          // A route without backends shapes the app's own traffic (timeouts, retries, faults).
+          backends: (r.backends ?? [{ app: a.name }]).map((b) => ({ ...b, weight: b.weight ?? 1 })),
+          timeouts: r.timeouts,
+          // One retry: Linkerd's own default for retry.linkerd.io/limit.
+          retry: r.retry && { on: r.retry.on, attempts: r.retry.attempts ?? 1, timeout: r.retry.timeout },
+          // 500 is what a failing app most often answers, and what Linkerd's fault-injection guide uses.
+          fault: r.fault && { percent: r.fault.percent, status: r.fault.status ?? 500 },
+        })),
+        authorization: a.mesh?.authorization,
+      },
     })),
   };
+}
+
+/** The path of an app's readiness, startup and liveness probes, which load balancers health-check too. */
+export function probePathOf(app: Pick<App, "expose">): string {
+  return app.expose?.healthCheckPath ?? "/";
 }
 
 export function clusterNameFor(stack: string): string {

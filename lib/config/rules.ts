@@ -3,6 +3,7 @@ import type { ConfigProblem } from "./errors";
 import { showValue } from "./errors";
 import type { EnvironmentInput } from "./schema";
 import { gatewayApi, gkeGatewayUnsupported } from "../versions";
+import { meshTrafficRules } from "./meshTrafficRules";
 
 /**
  * Cross-field rules: combinations each field allows alone but the platform cannot build, or that GKE
@@ -19,6 +20,7 @@ export function checkRules(input: EnvironmentInput, config: PlatformConfig): Con
     ...ingressRules(input, config),
     ...crdRules(input, config),
     ...appRules(config),
+    ...meshTrafficRules(config),
   ];
 }
 

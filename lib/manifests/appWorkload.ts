@@ -24,6 +24,7 @@ interface DeploymentJson {
     template: {
       metadata: { labels: Record<string, string> };
       spec: {
+        serviceAccountName?: string;
         containers: { lifecycle?: unknown; securityContext?: Record<string, unknown>; ports?: unknown[] }[];
       };
     };
@@ -120,6 +121,14 @@ export class AppWorkload extends Construct {
     const pod = json.spec.template;
     // cdk8s-plus's own selection label carries the scratch construct path; the app label selects.
     delete pod.metadata.labels["cdk8s.io/metadata.addr"];
+    // Its own service account: the app's mesh identity, which authorization rules name.
+    pod.spec.serviceAccountName = props.name;
+    new ApiObject(this, "service-account", {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: props.name, namespace: props.namespace, labels },
+      automountServiceAccountToken: false,
+    });
     const c = pod.spec.containers[0];
     // Not in the 1.27 API: the preStop sleep action (on by default since Kubernetes 1.30), so the image needs no sleep binary.
     c.lifecycle = { preStop: { sleep: { seconds: timing.preStopSeconds } } };

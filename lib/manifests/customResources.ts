@@ -1,10 +1,12 @@
 import { ApiObject, type ApiObjectMetadata } from "cdk8s";
 import type { Construct } from "constructs";
+import { linkerdFacts } from "../versions";
 
 /**
  * Typed builders for the custom resources the platform emits that have no published cdk8s classes.
  * Field names follow the upstream CRDs at the pinned versions (cert-manager v1.21.1, trust-manager
- * v0.24.0, Prometheus Operator v0.93.0, Managed Service for Prometheus v0.17.2); the tests check
+ * v0.24.0, Prometheus Operator v0.93.0, Managed Service for Prometheus v0.17.2, linkerd-crds
+ * edge-26.8.3); the tests check
  * emitted objects against those CRDs where the reference copies are available.
  */
 
@@ -241,6 +243,101 @@ export class ClusterPodMonitoring extends ApiObject {
     super(scope, id, {
       apiVersion: "monitoring.googleapis.com/v1",
       kind: "ClusterPodMonitoring",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}
+
+// ---------- policy.linkerd.io (linkerd-crds edge-26.8.3) ----------
+
+/** A reference to a Kubernetes object by group, kind and name (Linkerd's targetRef). */
+export interface LinkerdRef {
+  readonly group?: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+export interface LinkerdServerSpec {
+  /** Pods of the Server's namespace; empty matchLabels selects them all. */
+  readonly podSelector: LabelSelector;
+  /** A port name or number of the pods. */
+  readonly port: number | string;
+  /** What happens to traffic no policy authorizes. */
+  readonly accessPolicy?:
+    "deny" | "audit" | "all-unauthenticated" | "all-authenticated" | "cluster-authenticated";
+  readonly proxyProtocol?: "unknown" | "HTTP/1" | "HTTP/2" | "gRPC" | "opaque" | "TLS";
+}
+
+export class LinkerdServer extends ApiObject {
+  constructor(scope: Construct, id: string, props: { metadata: ApiObjectMetadata; spec: LinkerdServerSpec }) {
+    super(scope, id, {
+      apiVersion: linkerdFacts.policyApiVersions.Server,
+      kind: "Server",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}
+
+export interface LinkerdAuthorizationPolicySpec {
+  /** A Server, an HTTPRoute or the Namespace. */
+  readonly targetRef: LinkerdRef;
+  /** All of them must be satisfied. */
+  readonly requiredAuthenticationRefs: readonly LinkerdRef[];
+}
+
+export class LinkerdAuthorizationPolicy extends ApiObject {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { metadata: ApiObjectMetadata; spec: LinkerdAuthorizationPolicySpec },
+  ) {
+    super(scope, id, {
+      apiVersion: linkerdFacts.policyApiVersions.AuthorizationPolicy,
+      kind: "AuthorizationPolicy",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}
+
+/** Clients by mesh identity: service accounts (identityRefs) or identity strings. */
+export interface MeshTLSAuthenticationSpec {
+  readonly identityRefs?: readonly LinkerdRef[];
+  readonly identities?: readonly string[];
+}
+
+export class MeshTLSAuthentication extends ApiObject {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { metadata: ApiObjectMetadata; spec: MeshTLSAuthenticationSpec },
+  ) {
+    super(scope, id, {
+      apiVersion: linkerdFacts.policyApiVersions.MeshTLSAuthentication,
+      kind: "MeshTLSAuthentication",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}
+
+/** Clients by source address, meshed or not. */
+export interface NetworkAuthenticationSpec {
+  readonly networks: readonly { readonly cidr: string; readonly except?: readonly string[] }[];
+}
+
+export class NetworkAuthentication extends ApiObject {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { metadata: ApiObjectMetadata; spec: NetworkAuthenticationSpec },
+  ) {
+    super(scope, id, {
+      apiVersion: linkerdFacts.policyApiVersions.NetworkAuthentication,
+      kind: "NetworkAuthentication",
       metadata: props.metadata,
       spec: props.spec,
     });

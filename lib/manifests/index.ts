@@ -9,3 +9,4 @@ export * from "./sharedGateway";
 export * from "./acmeIssuer";
 export * from "./appWorkload";
 export * from "./istio";
+export * from "./meshPolicy";

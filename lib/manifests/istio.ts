@@ -20,6 +20,9 @@ export const istioCaName = "istio-ca";
  * istio-system by cert-manager, and the `istio-ca` Issuer istio-csr uses (its chart's default). No
  * key passes through Pulumi, and istiod's own CA stays off.
  */
+/** The mesh's trust domain, istio-csr's `app.tls.trustDomain` and the first part of every principal. */
+export const istioTrustDomain = "cluster.local";
+
 export class IstioCa extends Construct {
   constructor(
     scope: Construct,
@@ -38,7 +41,7 @@ export class IstioCa extends Construct {
         secretName: istioCaName,
         issuerRef: { name: "istio-root-selfsigned", kind: "Issuer", group: "cert-manager.io" },
         isCA: true,
-        commonName: `istio-ca.${props.trustDomain ?? "cluster.local"}`,
+        commonName: `istio-ca.${props.trustDomain ?? istioTrustDomain}`,
         // Ten years, renewed with the same key, so workload certificates keep verifying (as Linkerd's anchor).
         duration: "87600h0m0s",
         renewBefore: "8760h0m0s",

@@ -22,10 +22,12 @@ import {
   AppWorkload,
   LoadBalancerPort,
   PlatformNamespace,
+  denyByDefaultAnnotations,
   gatewayAccessLabel,
   type MeshSettings,
 } from "../manifests";
 import { Ingress, edgeArgs } from "./ingress";
+import { deployMeshPolicy } from "./meshPolicy";
 import { chartContext } from "./overrides";
 import { linkerdFacts } from "../versions";
 
@@ -187,6 +189,10 @@ export class Platform extends pulumi.ComponentResource {
           mesh,
           meshed: true,
           labels: onGateway ? { [gatewayAccessLabel]: "true" } : undefined,
+          annotations:
+            config.mesh.kind !== "none" && config.mesh.denyByDefault.includes(ns)
+              ? denyByDefaultAnnotations(config.mesh.kind)
+              : undefined,
         });
       }
       const deployed = deployChart(`${name}-apps`, chart, {
@@ -268,6 +274,15 @@ export class Platform extends pulumi.ComponentResource {
         });
       }
     }
+
+    // Stage 4 for apps: their mesh routes and authorization, after the mesh's control plane.
+    deployMeshPolicy(name, {
+      config,
+      provider,
+      parent: this,
+      dependsOn: [...(injector ? [injector] : []), ...(this.gatewayApiCrds?.resources ?? [])],
+      namespaces,
+    });
 
     this.registerOutputs({
       kubeconfig: this.kubeconfig,

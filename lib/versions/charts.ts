@@ -140,6 +140,15 @@ export const charts = {
 export type ChartName = keyof typeof charts;
 
 /**
+ * Container images the platform runs itself. The fault injector answers every request with one
+ * status (Linkerd's fault-injection guide uses NGINX the same way); the unprivileged build runs as a
+ * non-root user on port 8080, as Pod Security `restricted` requires.
+ */
+export const images = {
+  faultInjector: "docker.io/nginxinc/nginx-unprivileged:1.28.0-alpine",
+} as const;
+
+/**
  * The upstream Gateway API standard-channel bundle the platform installs itself when GKE does not
  * own the Gateway API CRDs. v1.5.0 is the newest bundle GKE ships (GKE 1.35.2-gke.1842000+) and inside
  * Linkerd 2.20's tested range (1.2.1 to 1.5.1, linkerd/website 2-edge/features/gateway-api.md).

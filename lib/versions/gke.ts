@@ -20,6 +20,13 @@ export const gkeAnnotations = {
 } as const;
 
 /**
+ * Where Google's Application Load Balancers and their health checks reach pods from: the Google
+ * Front End and health-check ranges (cloud.google.com/load-balancing/docs/health-check-concepts#ip-ranges,
+ * .../docs/https#firewall-rules). Regional and internal classes proxy from the proxy-only subnet instead.
+ */
+export const googleLoadBalancerRanges = ["35.191.0.0/16", "130.211.0.0/22"] as const;
+
+/**
  * HTTPRoute features GKE Gateway does not implement (unsupported in every GKE conformance report,
  * v1.3.0 to v1.5.0), with what to use on GKE instead. The exposure API refuses them on GKE Gateway.
  */

@@ -40,4 +40,27 @@ export const linkerdFacts = {
   },
   /** The label that marks the control-plane namespace (templates/namespace.yaml), which the trust roots Bundle targets. */
   controlPlaneNamespaceLabel: "linkerd.io/is-control-plane",
+  /**
+   * Storage versions of Linkerd's policy kinds in linkerd-crds edge-26.8.3
+   * (charts/linkerd-crds/templates/policy/*.yaml): Server v1beta3, the rest v1alpha1.
+   */
+  policyApiVersions: {
+    Server: "policy.linkerd.io/v1beta3",
+    AuthorizationPolicy: "policy.linkerd.io/v1alpha1",
+    MeshTLSAuthentication: "policy.linkerd.io/v1alpha1",
+    NetworkAuthentication: "policy.linkerd.io/v1alpha1",
+  },
+  /** Pod or namespace annotation with the inbound policy where no Server applies (reference/authorization-policy.md). */
+  defaultInboundPolicyAnnotation: "config.linkerd.io/default-inbound-policy",
+  /**
+   * Retries are HTTPRoute annotations; the Gateway API's `retry` field is experimental-channel only
+   * (linkerd/website 2-edge/reference/retries.md; policy-controller outbound index parses them).
+   */
+  retryAnnotations: {
+    on: "retry.linkerd.io/http",
+    limit: "retry.linkerd.io/limit",
+    timeout: "retry.linkerd.io/timeout",
+  },
+  /** Paths the proxy's admin server answers probes and scrapes on (linkerd2-proxy admin server). */
+  proxyAdminPaths: { probes: ["/live", "/ready"], metrics: "/metrics" },
 } as const;

@@ -42,8 +42,37 @@ function matrixConfig(mesh: string, ingress: string, mode: string, backend: stri
   };
 }
 
-/** Options the matrix does not vary: Istio's ambient data plane and revisions, Linkerd's CNI and dashboard. */
+/** Mesh policy with what the books example leaves out: a fault, a regional Google load balancer, PATCH. */
+function meshPolicyConfig(mesh: string): Record<string, unknown> {
+  return {
+    tier: "prod",
+    mesh: { kind: mesh, denyByDefault: ["shop"] },
+    ingress: {
+      kind: "gke-gateway",
+      gatewayClass: "gke-l7-rilb",
+      staticIp: false,
+      tls: { mode: "pre-shared", certificates: ["shop"] },
+    },
+    apps: [
+      {
+        ...shop,
+        expose: { host: "shop.example.com", healthCheckPath: "/ready" },
+        mesh: {
+          routes: [{ name: "chaos", fault: { percent: 5, status: 503 }, timeouts: { request: "10s" } }],
+          authorization: {
+            rules: [{ from: ["cart", "ops/oncall"], methods: ["PATCH"], paths: ["/orders/*"] }],
+          },
+        },
+      },
+      { name: "cart", namespace: "shop", image: "cart:1", port: 9090 },
+    ],
+  };
+}
+
+/** Options the matrix does not vary: Istio's ambient data plane and revisions, Linkerd's CNI and dashboard, mesh policy. */
 const extras: Record<string, Record<string, unknown>> = {
+  "linkerd mesh policy": meshPolicyConfig("linkerd"),
+  "istio mesh policy": meshPolicyConfig("istio"),
   "istio ambient": { tier: "prod", mesh: { kind: "istio", dataplane: "ambient" }, apps: [shop] },
   "istio canary revisions": {
     mesh: {
@@ -93,7 +122,9 @@ test("the matrix covers every combination, plus every stack and example", () => 
     3 * 4 * 3 * 4 +
       Object.keys(extras).length +
       stacksOf(readProject(root)).length +
-      fs.readdirSync(path.join(root, "examples")).length,
+      fs
+        .readdirSync(path.join(root, "examples"))
+        .reduce((n, name) => n + stacksOf(readProject(path.join(root, "examples", name))).length, 0),
   );
 });
 
@@ -104,8 +135,10 @@ test("every Kubernetes object validates strictly against the published schemas",
   // The matrix reaches every kind the platform emits.
   expect([...new Set(objects.map((o) => String(o.kind)))].sort()).toEqual(
     expect.arrayContaining([
+      "AuthorizationPolicy",
       "Bundle",
       "Certificate",
+      "ConfigMap",
       "ClusterIssuer",
       "Deployment",
       "Gateway",
@@ -113,11 +146,15 @@ test("every Kubernetes object validates strictly against the published schemas",
       "Ingress",
       "IngressRoute",
       "Issuer",
+      "MeshTLSAuthentication",
       "Namespace",
+      "NetworkAuthentication",
       "PeerAuthentication",
       "PodDisruptionBudget",
       "PodMonitor",
+      "Server",
       "Service",
+      "ServiceAccount",
       "ServiceMonitor",
     ]),
   );

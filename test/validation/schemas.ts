@@ -34,7 +34,7 @@ const packages: Record<string, string> = {
 /**
  * Kinds no package publishes. The platform emits them only through typed builders whose field
  * names the tests check against the upstream CRDs (lib/manifests/ingressResources.ts,
- * customResources.ts); anything else without a schema is an error.
+ * customResources.ts, test/manifests/meshPolicy.test.ts); anything else without a schema is an error.
  */
 export const typedBuilderKinds = new Set([
   "networking.gke.io/v1/HealthCheckPolicy",
@@ -45,6 +45,10 @@ export const typedBuilderKinds = new Set([
   "cloud.google.com/v1/BackendConfig",
   "monitoring.googleapis.com/v1/PodMonitoring",
   "monitoring.googleapis.com/v1/ClusterPodMonitoring",
+  "policy.linkerd.io/v1beta3/Server",
+  "policy.linkerd.io/v1alpha1/AuthorizationPolicy",
+  "policy.linkerd.io/v1alpha1/MeshTLSAuthentication",
+  "policy.linkerd.io/v1alpha1/NetworkAuthentication",
 ]);
 
 export interface KubeObjectLike {

@@ -1,0 +1,7 @@
+import { Platform, loadEnvironmentConfig } from "gke-mesh-platform";
+
+// The whole environment comes from Pulumi.<stack>.yaml; see README.md for what it builds.
+export = () => {
+  const platform = new Platform("platform", { config: loadEnvironmentConfig() });
+  return platform.outputs();
+};

@@ -1,0 +1,201 @@
+import { gatewayApi } from "../versions";
+import { probePathOf, type App, type PlatformConfig } from "./defaults";
+import { nearest, showValue, type ConfigProblem } from "./errors";
+
+const cfg = (path: string): string => `platform:${path}`;
+
+/**
+ * Rules for apps' mesh routes and authorization and for deny-by-default namespaces: everything they
+ * name exists, the chosen mesh can do what they ask, and no rule shuts out the app's own probes.
+ */
+export function meshTrafficRules(config: PlatformConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const lacking = meshLacks(config);
+  config.apps.forEach((app, i) => {
+    const at = `apps[${i}].mesh`;
+    if (app.mesh.routes.length === 0 && !app.mesh.authorization) return;
+    if (lacking) {
+      problems.push({ path: cfg(at), problem: `is set, but ${lacking.problem}`, fix: lacking.fix });
+      return;
+    }
+    const neighbours = config.apps.filter((a) => a.namespace === app.namespace);
+    problems.push(...routeRules(config, app, neighbours, at), ...authorizationRules(app, neighbours, at));
+  });
+  const appNamespaces = [...new Set(config.apps.map((a) => a.namespace))].sort();
+  config.mesh.denyByDefault.forEach((ns, i) => {
+    const at = cfg(`mesh.denyByDefault[${i}]`);
+    if (lacking) {
+      problems.push({ path: at, problem: `is set, but ${lacking.problem}`, fix: lacking.fix });
+    } else if (!appNamespaces.includes(ns)) {
+      problems.push({
+        path: at,
+        ...unknownName(ns, appNamespaces, "a namespace of an app", "app namespaces"),
+      });
+    }
+  });
+  return problems;
+}
+
+/** Why the environment's mesh cannot enforce routes or authorization, if it cannot. */
+function meshLacks(config: PlatformConfig): { problem: string; fix: string } | undefined {
+  if (config.mesh.kind === "none") {
+    return {
+      problem: 'mesh.kind is "none": routes and authorization are enforced by the mesh\'s proxies',
+      fix: 'set platform:mesh.kind to "linkerd" or "istio", or remove it',
+    };
+  }
+  if (config.mesh.kind === "istio" && config.mesh.dataplane === "ambient") {
+    return {
+      problem:
+        'mesh.dataplane is "ambient": there, HTTP routes and per-request authorization run in waypoint proxies, which the platform does not deploy',
+      fix: 'set platform:mesh.dataplane to "sidecar", or remove it',
+    };
+  }
+  return undefined;
+}
+
+function unknownName(
+  value: string,
+  candidates: readonly string[],
+  what: string,
+  listed: string,
+): { problem: string; allowed: string; fix: string } {
+  const suggestion = nearest(value, candidates);
+  return {
+    problem: `${showValue(value)} is not ${what}` + (suggestion ? ` (did you mean "${suggestion}"?)` : ""),
+    allowed: candidates.length > 0 ? `${listed}: ${candidates.join(", ")}` : `no ${listed} yet`,
+    fix: suggestion ? `write "${suggestion}"` : `add that app to platform:apps, or name one of the ${listed}`,
+  };
+}
+
+/** Milliseconds of a Gateway API duration such as 1m30s. */
+export function durationMs(value: string): number {
+  const unit: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  let total = 0;
+  for (const [, n, u] of value.matchAll(/([0-9]+)(ms|h|m|s)/g)) total += Number(n) * unit[u];
+  return total;
+}
+
+function routeRules(
+  config: PlatformConfig,
+  app: App,
+  neighbours: readonly App[],
+  at: string,
+): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const names = neighbours.map((a) => a.name);
+  const seen = new Set<string>();
+  app.mesh.routes.forEach((route, j) => {
+    const r = `${at}.routes[${j}]`;
+    if (seen.has(route.name)) {
+      problems.push({
+        path: cfg(`${r}.name`),
+        problem: `${showValue(route.name)} names two routes of app ${showValue(app.name)}`,
+        fix: "give each route its own name",
+      });
+    }
+    seen.add(route.name);
+    route.backends.forEach((b, k) => {
+      const target = neighbours.find((a) => a.name === b.app);
+      if (!target) {
+        problems.push({
+          path: cfg(`${r}.backends[${k}].app`),
+          ...unknownName(b.app, names, `a Service in namespace ${showValue(app.namespace)}`, "apps there"),
+        });
+      } else if (b.port !== undefined && b.port !== target.port) {
+        problems.push({
+          path: cfg(`${r}.backends[${k}].port`),
+          problem: `${b.port} is not a port of the Service ${showValue(target.name)}, which serves ${target.port}`,
+          allowed: String(target.port),
+          fix: `set it to ${target.port}, or remove it (the app's port is the default)`,
+        });
+      }
+    });
+    if (route.backends.every((b) => b.weight === 0)) {
+      problems.push({
+        path: cfg(`${r}.backends`),
+        problem: "has only weights of 0, so every request it matches would fail",
+        fix: "give at least one backend a weight above 0",
+      });
+    }
+    if (route.retry && config.mesh.kind === "istio") {
+      problems.push({
+        path: cfg(`${r}.retry`),
+        problem: `is set, but Istio does not support retries on GKE's HTTPRoutes: it reads them only from the HTTPRoute "retry" field, which is in the Gateway API experimental channel, and the cluster serves the standard channel (${gatewayApi.version})`,
+        fix: "remove it; Istio's default retry policy (two retries of failed connections and 503s) still applies",
+      });
+    }
+    const t = route.timeouts;
+    if (t?.request && t.backendRequest && durationMs(t.backendRequest) > durationMs(t.request)) {
+      problems.push({
+        path: cfg(`${r}.timeouts.backendRequest`),
+        problem: `${showValue(t.backendRequest)} is longer than timeouts.request ${showValue(t.request)}, which bounds the whole request`,
+        allowed: `at most ${t.request}`,
+        fix: "shorten backendRequest, or lengthen request",
+      });
+    }
+    if (route.fault && names.includes(`fault-${route.fault.status}`)) {
+      problems.push({
+        path: cfg(`${r}.fault`),
+        problem: `needs the fault injector "fault-${route.fault.status}", but an app in namespace ${showValue(app.namespace)} has that name`,
+        fix: "rename that app",
+      });
+    }
+  });
+  return problems;
+}
+
+function authorizationRules(app: App, neighbours: readonly App[], at: string): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const names = neighbours.map((a) => a.name);
+  // Calls that come from outside the mesh, without an identity: a rule naming their path would shut them out.
+  const unmeshed = [
+    {
+      path: probePathOf(app),
+      what: "probe path",
+      who: "kubelet's probes",
+      result: "the pod would never become ready",
+    },
+    ...(app.metrics
+      ? [
+          {
+            path: app.metrics.path,
+            what: "metrics path",
+            who: "Prometheus's scrapes",
+            result: "its metrics would stop",
+          },
+        ]
+      : []),
+  ];
+  app.mesh.authorization?.rules.forEach((rule, j) => {
+    const r = `${at}.authorization.rules[${j}]`;
+    rule.from.forEach((caller, k) => {
+      if (!caller.includes("/") && !names.includes(caller)) {
+        const unknown = unknownName(
+          caller,
+          names,
+          `an app in namespace ${showValue(app.namespace)}`,
+          "apps there",
+        );
+        problems.push({
+          path: cfg(`${r}.from[${k}]`),
+          ...unknown,
+          fix: unknown.fix.startsWith("write")
+            ? unknown.fix
+            : "name an app of this namespace, or a service account elsewhere as <namespace>/<name>",
+        });
+      }
+    });
+    if (rule.methods && !rule.methods.includes("GET")) return;
+    for (const u of unmeshed) {
+      const p = rule.paths?.indexOf(u.path) ?? -1;
+      if (p === -1) continue;
+      problems.push({
+        path: cfg(`${r}.paths[${p}]`),
+        problem: `${showValue(u.path)} is the app's ${u.what}: the rule would let only its callers GET it, but ${u.who} come from outside the mesh, with no identity, so ${u.result}`,
+        fix: `remove ${u.path} from the rule: the platform lets ${u.who} GET it from any address, and no rule narrows that`,
+      });
+    }
+  });
+  return problems;
+}
