@@ -27,6 +27,8 @@ export const invariants = {
   "jobs-finish": "Jobs in meshed namespaces can finish: native sidecars, or not injected.",
   "consistent-neg":
     "Every Service behind a Google load balancer carries one NEG annotation that every controller reaching it accepts.",
+  "probes-authorized":
+    "Where a Linkerd Server has routes, every HTTP probe of its pods matches a route authorized from every address.",
 } as const;
 
 export type InvariantName = keyof typeof invariants;
@@ -63,6 +65,7 @@ export const checks: Record<InvariantName, (resources: readonly ResourceView[]) 
   "namespace-pod-security": namespacePodSecurity,
   "jobs-finish": jobsFinish,
   "consistent-neg": consistentNeg,
+  "probes-authorized": probesAuthorized,
 };
 
 /** The pinned chart a Helm release installs, by chart name. */
@@ -400,6 +403,103 @@ function consistentNeg(resources: readonly ResourceView[]): Violation[] {
     }
   }
   return out;
+}
+
+const podOwners = new Set(["Deployment", "StatefulSet", "DaemonSet"]);
+const anyAddress = new Set(["0.0.0.0/0"]);
+
+/**
+ * Linkerd authorizes kubelet's probes by itself only until routes are attached to a Server
+ * (linkerd/website 2-edge/tasks/configuring-per-route-policy.md); from then on, a probe is refused
+ * unless a route matching it is authorized for clients without a mesh identity. Pods that fail their
+ * probes never become ready, and a restart loop follows.
+ */
+function probesAuthorized(resources: readonly ResourceView[]): Violation[] {
+  const objects = resources.map((r) => ({ r, o: object(r) }));
+  const ofKind = (k: string) => objects.filter((x) => x.o.kind === k);
+  const inNs = (ns: string | undefined, k: string) => ofKind(k).filter((x) => x.o.namespace === ns);
+  const out: Violation[] = [];
+  for (const server of ofKind("Server").filter((x) =>
+    str(at(x.r.inputs, "apiVersion"))?.startsWith("policy.linkerd.io/"),
+  )) {
+    const ns = server.o.namespace;
+    const routes = inNs(ns, "HTTPRoute").filter((x) =>
+      ((at(x.r.inputs, "spec", "parentRefs") as Obj[] | undefined) ?? []).some(
+        (p) => p.kind === "Server" && p.name === server.o.name,
+      ),
+    );
+    if (routes.length === 0) continue;
+    const openNetworks = new Set(
+      inNs(ns, "NetworkAuthentication")
+        .filter((x) =>
+          ((at(x.r.inputs, "spec", "networks") as Obj[] | undefined) ?? []).some((n) =>
+            anyAddress.has(String(n.cidr)),
+          ),
+        )
+        .map((x) => x.o.name),
+    );
+    const openRoutes = new Set(
+      inNs(ns, "AuthorizationPolicy")
+        .filter((x) => {
+          const refs = (at(x.r.inputs, "spec", "requiredAuthenticationRefs") as Obj[] | undefined) ?? [];
+          return (
+            refs.length > 0 &&
+            refs.every((a) => a.kind === "NetworkAuthentication" && openNetworks.has(str(a.name)))
+          );
+        })
+        .map((x) => str(at(x.r.inputs, "spec", "targetRef", "name"))),
+    );
+    const open = routes.filter((x) => openRoutes.has(x.o.name));
+    const selector = (at(server.r.inputs, "spec", "podSelector", "matchLabels") ?? {}) as Obj;
+    const port = at(server.r.inputs, "spec", "port");
+    for (const owner of objects.filter((x) => podOwners.has(x.o.kind ?? "") && x.o.namespace === ns)) {
+      const pod = at(owner.r.inputs, "spec", "template");
+      const labels = (at(pod, "metadata", "labels") ?? {}) as Obj;
+      if (!Object.entries(selector).every(([k, v]) => labels[k] === v)) continue;
+      for (const c of (at(pod, "spec", "containers") as Obj[] | undefined) ?? []) {
+        const ports = (c.ports as Obj[] | undefined) ?? [];
+        for (const probe of ["readinessProbe", "livenessProbe", "startupProbe"]) {
+          const get = at(c, probe, "httpGet");
+          if (!isObj(get)) continue;
+          const probePort = get.port;
+          const same =
+            probePort === port ||
+            ports.some(
+              (p) =>
+                (p.name === port || p.containerPort === port) &&
+                (p.name === probePort || p.containerPort === probePort),
+            );
+          if (!same) continue;
+          const path = str(get.path) ?? "/";
+          if (open.some((route) => routeMatchesGet(route.r.inputs, path))) continue;
+          out.push({
+            invariant: "probes-authorized",
+            resource: key(owner.r),
+            message: `${owner.o.kind} ${ns}/${owner.o.name}: its ${probe} GET ${path} reaches Server ${ns}/${server.o.name}, which has routes, and no route authorized from every address (a NetworkAuthentication of 0.0.0.0/0) matches it. Kubelet's probes carry no mesh identity, so they would be refused and the pods never become ready. Authorize the probe path as AppAccess does (docs/mesh-policy.md)`,
+          });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** Whether an HTTPRoute has a match a plain GET of `path` satisfies. */
+function routeMatchesGet(inputs: Readonly<Obj>, path: string): boolean {
+  const rules = (at(inputs, "spec", "rules") as Obj[] | undefined) ?? [];
+  return rules.some((rule) => {
+    const matches = (rule.matches as Obj[] | undefined) ?? [{}];
+    return matches.some((m) => {
+      if (m.method !== undefined && m.method !== "GET") return false;
+      if (m.headers !== undefined || m.queryParams !== undefined) return false;
+      const type = str(at(m, "path", "type")) ?? "PathPrefix";
+      const value = str(at(m, "path", "value")) ?? "/";
+      if (type === "Exact") return value === path;
+      if (type !== "PathPrefix") return false;
+      const prefix = value.replace(/\/+$/, "");
+      return prefix === "" || path === prefix || path.startsWith(`${prefix}/`);
+    });
+  });
 }
 
 /** The resources of an offline render, as the checks see them. */

@@ -322,6 +322,43 @@ test("jobs-finish: the most specific setting wins", () => {
   expect(only([ns({}, { "linkerd.io/inject": "enabled" }), job({}, {})])).toEqual([]);
 });
 
+test("probes-authorized: a Linkerd Server with routes, and the probe path's authorization gone", async () => {
+  const c = config({
+    tier: "prod",
+    mesh: { kind: "linkerd" },
+    apps: [
+      {
+        ...shop,
+        expose: { ...shop.expose, healthCheckPath: "/ready" },
+        mesh: { authorization: { rules: [{ from: ["ops/oncall"] }] } },
+      },
+    ],
+  });
+  const views = viewsOf(await render(() => new Platform("p", { config: c }).outputs()));
+  expect(only(views)).toEqual([]);
+  // The platform's probe exception: an AuthorizationPolicy of the probe route for every address.
+  const probeOpen = (v: ResourceView) =>
+    kind("AuthorizationPolicy")(v) &&
+    String((v.inputs.metadata as Obj).name).includes("-get-ready-") &&
+    String((v.inputs.metadata as Obj).name).endsWith("-any-network");
+  const bad = broken(views, probeOpen, (v) => {
+    ((v.inputs.spec as Obj).targetRef as Obj).name = "elsewhere";
+  });
+  const found = only(bad);
+  // Readiness, liveness and startup probes all hit /ready.
+  expect(found.map((f) => f.invariant)).toEqual([
+    "probes-authorized",
+    "probes-authorized",
+    "probes-authorized",
+  ]);
+  expect([...new Set(found.map((f) => f.resource))]).toEqual([
+    "kubernetes:apps/v1:Deployment::p-app-shop-shop-deployment-shop-shop",
+  ]);
+  expect(checkInvariants(bad)[0].message).toContain(
+    "readinessProbe GET /ready reaches Server shop/shop, which has routes",
+  );
+});
+
 test("every invariant has a bad case above that breaks it", () => {
   expect([...brokenSoFar].sort()).toEqual(Object.keys(invariants).sort());
 });
