@@ -5,3 +5,4 @@ export * from "./schema";
 export * from "./warnings";
 export { configPath, parseEnvironment } from "./validate";
 export { parseCidr } from "./rules";
+export { restRouteSuffix } from "./meshTrafficRules";

@@ -21,6 +21,7 @@ export function meshTrafficRules(config: PlatformConfig): ConfigProblem[] {
     const neighbours = config.apps.filter((a) => a.namespace === app.namespace);
     problems.push(...routeRules(config, app, neighbours, at), ...authorizationRules(app, neighbours, at));
   });
+  if (!lacking) problems.push(...routeNameRules(config), ...guardedPathRules(config));
   const appNamespaces = [...new Set(config.apps.map((a) => a.namespace))].sort();
   config.mesh.denyByDefault.forEach((ns, i) => {
     const at = cfg(`mesh.denyByDefault[${i}]`);
@@ -33,7 +34,40 @@ export function meshTrafficRules(config: PlatformConfig): ConfigProblem[] {
       });
     }
   });
+  config.apps.forEach((app, i) => {
+    if (config.mesh.denyByDefault.includes(app.namespace) && reservedInDenyNamespaces.includes(app.name)) {
+      problems.push({
+        path: cfg(`apps[${i}].name`),
+        problem: `${showValue(app.name)} is the name of a policy object the platform creates in a deny-by-default namespace`,
+        allowed: `any name but ${reservedInDenyNamespaces.join(", ")}`,
+        fix: "rename the app",
+      });
+    }
+  });
   return problems;
+}
+
+/** Objects a deny-by-default namespace holds (Istio's allow-nothing policy, Linkerd's proxy admin Server). */
+const reservedInDenyNamespaces = ["deny-by-default", "linkerd-proxy-admin"];
+
+/** The HTTPRoute that sends a Service's unrouted requests to itself (lib/manifests MeshRoutes). */
+export const restRouteSuffix = "mesh-default";
+
+/**
+ * Why a path cannot be an HTTPRoute path match: the Gateway API CRD's own rules
+ * (gateway.networking.k8s.io_httproutes.yaml v1.5.0, path.value), checked here rather than by the API
+ * server after the rest of the stack has deployed.
+ */
+export function routePathProblem(path: string): string | undefined {
+  const value = path.endsWith("/*") ? path.slice(0, -1) : path;
+  if (!/^(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|%[0-9a-fA-F]{2})+$/.test(value))
+    return "has characters a route path cannot hold (letters, digits, -._~!$&'()*+,;=:@/ and %XX escapes only; no query)";
+  for (const bad of ["//", "/./", "/../", "%2f", "%2F", "#"]) {
+    if (value.includes(bad)) return `contains ${showValue(bad)}, which a route path may not`;
+  }
+  if (value.endsWith("/.") || value.endsWith("/.."))
+    return "ends in a dot segment, which a route path may not";
+  return undefined;
 }
 
 /** Why the environment's mesh cannot enforce routes or authorization, if it cannot. */
@@ -84,17 +118,8 @@ function routeRules(
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const names = neighbours.map((a) => a.name);
-  const seen = new Set<string>();
   app.mesh.routes.forEach((route, j) => {
     const r = `${at}.routes[${j}]`;
-    if (seen.has(route.name)) {
-      problems.push({
-        path: cfg(`${r}.name`),
-        problem: `${showValue(route.name)} names two routes of app ${showValue(app.name)}`,
-        fix: "give each route its own name",
-      });
-    }
-    seen.add(route.name);
     route.backends.forEach((b, k) => {
       const target = neighbours.find((a) => a.name === b.app);
       if (!target) {
@@ -126,7 +151,9 @@ function routeRules(
       });
     }
     const t = route.timeouts;
-    if (t?.request && t.backendRequest && durationMs(t.backendRequest) > durationMs(t.request)) {
+    // A request timeout of 0s means none (GEP-1742).
+    const bounded = t?.request !== undefined && durationMs(t.request) > 0;
+    if (bounded && t?.request && t.backendRequest && durationMs(t.backendRequest) > durationMs(t.request)) {
       problems.push({
         path: cfg(`${r}.timeouts.backendRequest`),
         problem: `${showValue(t.backendRequest)} is longer than timeouts.request ${showValue(t.request)}, which bounds the whole request`,
@@ -134,12 +161,93 @@ function routeRules(
         fix: "shorten backendRequest, or lengthen request",
       });
     }
+    if (route.fault && route.backends.length > 15) {
+      problems.push({
+        path: cfg(`${r}.backends`),
+        problem: `has ${route.backends.length} backends, and the fault injector would be one more than the 16 an HTTPRoute rule takes`,
+        allowed: "at most 15 backends with a fault",
+        fix: "remove backends, or the fault",
+      });
+    }
+    route.matches.forEach((m, k) => {
+      const bad = m.path !== undefined ? routePathProblem(m.path) : undefined;
+      if (bad && m.path !== undefined)
+        problems.push({
+          path: cfg(`${r}.matches[${k}].path`),
+          problem: `${showValue(m.path)} ${bad}`,
+          fix: "write a plain path",
+        });
+    });
     if (route.fault && names.includes(`fault-${route.fault.status}`)) {
       problems.push({
         path: cfg(`${r}.fault`),
         problem: `needs the fault injector "fault-${route.fault.status}", but an app in namespace ${showValue(app.namespace)} has that name`,
         fix: "rename that app",
       });
+    }
+  });
+  return problems;
+}
+
+/** Every HTTPRoute name the platform would create in each namespace: mesh routes and GKE Gateway exposures. */
+function routeNameRules(config: PlatformConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const taken = new Map<string, string>();
+  const claim = (ns: string, name: string, by: string, at: string) => {
+    const first = taken.get(`${ns}/${name}`);
+    if (first) {
+      problems.push({
+        path: cfg(at),
+        problem: `makes the HTTPRoute ${ns}/${name}, which ${first} makes too`,
+        fix: "rename the route (routes are named <app>-<route>)",
+      });
+    } else taken.set(`${ns}/${name}`, by);
+  };
+  config.apps.forEach((app, i) => {
+    if (app.expose?.via.includes("gke-gateway"))
+      claim(app.namespace, app.name, `app ${app.name}'s GKE Gateway exposure`, `apps[${i}].name`);
+  });
+  config.apps.forEach((app, i) => {
+    if (app.mesh.routes.length > 0)
+      claim(
+        app.namespace,
+        `${app.name}-${restRouteSuffix}`,
+        `app ${app.name}'s unrouted requests`,
+        `apps[${i}].mesh.routes`,
+      );
+    app.mesh.routes.forEach((route, j) =>
+      claim(
+        app.namespace,
+        `${app.name}-${route.name}`,
+        `app ${app.name}'s route ${route.name}`,
+        `apps[${i}].mesh.routes[${j}].name`,
+      ),
+    );
+  });
+  return problems;
+}
+
+/** Paths that become route matches once an app is guarded: its probe, metrics and exposed paths. */
+function guardedPathRules(config: PlatformConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  config.apps.forEach((app, i) => {
+    const guarded = app.mesh.authorization !== undefined || config.mesh.denyByDefault.includes(app.namespace);
+    if (!guarded) return;
+    const paths: [string, string][] = [
+      [app.expose ? `apps[${i}].expose.healthCheckPath` : `apps[${i}]`, probePathOf(app)],
+      ...(app.metrics ? [[`apps[${i}].metrics.path`, app.metrics.path] as [string, string]] : []),
+      ...(app.expose ? [[`apps[${i}].expose.path`, app.expose.path] as [string, string]] : []),
+    ];
+    for (const [at, path] of paths) {
+      const bad = path.includes("*")
+        ? "contains *, which authorization would read as a prefix"
+        : routePathProblem(path);
+      if (bad)
+        problems.push({
+          path: cfg(at),
+          problem: `${showValue(path)} ${bad}; the app's authorization lets this path in through a route`,
+          fix: "write a plain path",
+        });
     }
   });
   return problems;
@@ -186,14 +294,23 @@ function authorizationRules(app: App, neighbours: readonly App[], at: string): C
         });
       }
     });
+    rule.paths?.forEach((path, k) => {
+      const bad = routePathProblem(path);
+      if (bad)
+        problems.push({
+          path: cfg(`${r}.paths[${k}]`),
+          problem: `${showValue(path)} ${bad}`,
+          fix: "write a plain path",
+        });
+    });
     if (rule.methods && !rule.methods.includes("GET")) return;
     for (const u of unmeshed) {
       const p = rule.paths?.indexOf(u.path) ?? -1;
       if (p === -1) continue;
       problems.push({
         path: cfg(`${r}.paths[${p}]`),
-        problem: `${showValue(u.path)} is the app's ${u.what}: the rule would let only its callers GET it, but ${u.who} come from outside the mesh, with no identity, so ${u.result}`,
-        fix: `remove ${u.path} from the rule: the platform lets ${u.who} GET it from any address, and no rule narrows that`,
+        problem: `${showValue(u.path)} is the app's ${u.what}: the rule asks that only its callers may GET it, but ${u.who} come from outside the mesh, with no identity; honoured, it would refuse them and ${u.result}, so the platform keeps the path open to every address and cannot restrict it`,
+        fix: `remove ${u.path} from the rule`,
       });
     }
   });

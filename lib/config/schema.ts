@@ -323,7 +323,7 @@ const duration = z
 export const meshPath = z
   .string()
   .regex(
-    /^(\/[^*?#]*|\/([^*?#]*\/)?\*)$/,
+    /^(\/[-A-Za-z0-9/._~!$&'()+,;=:@%]*|\/([-A-Za-z0-9/._~!$&'()+,;=:@%]*\/)?\*)$/,
     "an exact path such as /authors.json, or a prefix ending in /* such as /authors/* (a * elsewhere is not matchable by both meshes)",
   );
 const headerName = z
@@ -340,7 +340,10 @@ export const meshRouteSchema = z.strictObject({
         path: meshPath.optional(),
         method: z.enum(httpMethods).optional(),
         /** Exact header values, e.g. `x-request-id: alternative`. */
-        headers: z.record(headerName, z.string().min(1)).optional(),
+        headers: z
+          .record(headerName, z.string().min(1))
+          .refine((h) => Object.keys(h).length <= 16, "at most 16 headers (the HTTPRoute CRD's limit)")
+          .optional(),
       }),
     )
     .min(1)
@@ -406,11 +409,12 @@ export const accessRuleSchema = z.strictObject({
           "an app name such as webapp, or <namespace>/<service account>",
         ),
     )
-    .min(1),
+    .min(1)
+    .max(16),
   /** @default every method */
   methods: z.array(z.enum(httpMethods)).min(1).optional(),
   /** @default every path */
-  paths: z.array(meshPath).min(1).optional(),
+  paths: z.array(meshPath).min(1).max(16).optional(),
 });
 
 export const appMeshSchema = z.strictObject({

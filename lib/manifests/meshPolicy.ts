@@ -86,6 +86,8 @@ export interface MeshRoutesProps {
   readonly service: string;
   readonly port: number;
   readonly routes: readonly MeshRouteSpec[];
+  /** Name of the HTTPRoute that sends requests no route takes to the Service itself. */
+  readonly restRouteName: string;
 }
 
 /** A route that takes every request: no matches, or a match on nothing but the path `/*`. */
@@ -100,7 +102,7 @@ function takesEverything(route: MeshRouteSpec): boolean {
  * A Service's mesh routes, one HTTPRoute each (Linkerd's retry annotations apply to a whole HTTPRoute).
  * Once a route is attached to a Service, both meshes refuse requests no route matches (GAMMA,
  * gateway-api site/content/en/docs/mesh); so, unless a route takes every request, one more route
- * named after the Service sends the rest to the Service itself.
+ * (`restRouteName`) sends the rest to the Service itself.
  */
 export class MeshRoutes extends Construct {
   constructor(scope: Construct, id: string, props: MeshRoutesProps) {
@@ -136,7 +138,7 @@ export class MeshRoutes extends Construct {
       new ApiObject(this, "rest", {
         apiVersion: gatewayApiVersion,
         kind: "HTTPRoute",
-        metadata: { name: props.service, namespace: props.namespace },
+        metadata: { name: props.restRouteName, namespace: props.namespace },
         spec: {
           parentRefs: [parent],
           rules: [{ backendRefs: [{ name: props.service, port: props.port }] }],
@@ -167,16 +169,19 @@ function linkerdRetryAnnotations(retry: NonNullable<MeshRouteSpec["retry"]>): Re
 
 /**
  * The route's backends; with a fault, the injector gets `percent` of the requests and the others
- * share the rest in their own proportions (Gateway API weights are relative).
+ * share the rest in their own proportions, in ten-thousandths (Gateway API weights are relative and
+ * at most 1,000,000). A backend with a weight keeps at least 1.
  */
 function backendRefs(route: MeshRouteSpec): { name: string; port: number; weight: number }[] {
   const refs = route.backends.map((b) => ({ name: b.service, port: b.port, weight: b.weight }));
   const fault = route.fault;
   if (!fault) return refs;
   const total = refs.reduce((sum, r) => sum + r.weight, 0);
+  const share = (w: number) =>
+    w === 0 ? 0 : Math.max(1, Math.round((w / total) * (100 - fault.percent) * 100));
   return [
-    ...refs.map((r) => ({ ...r, weight: r.weight * (100 - fault.percent) })),
-    { name: faultInjectorName(fault.status), port: faultInjectorPort, weight: total * fault.percent },
+    ...refs.map((r) => ({ ...r, weight: share(r.weight) })),
+    { name: faultInjectorName(fault.status), port: faultInjectorPort, weight: fault.percent * 100 },
   ];
 }
 
@@ -345,6 +350,12 @@ export interface AppAccessProps {
   readonly grants: readonly AccessGrant[];
   /** Istio's trust domain, the first part of principals. @default istioTrustDomain */
   readonly trustDomain?: string;
+  /**
+   * Where Linkerd's Server goes, so it can be deployed after its routes and policies: a Server
+   * refuses everything no policy authorizes, probes included, from the moment it exists.
+   * @default the construct itself
+   */
+  readonly serverScope?: Construct;
 }
 
 /**
@@ -389,7 +400,13 @@ export function linkerdRoutes(grants: readonly AccessGrant[]): { pairs: Pair[]; 
     group.pairs.push(pair);
     groups.set(key, group);
   }
-  return [...groups.values()];
+  // An HTTPRoute rule holds at most 64 matches (the CRD's limit).
+  return [...groups.values()].flatMap((g) =>
+    Array.from({ length: Math.ceil(g.pairs.length / 64) }, (_, i) => ({
+      pairs: g.pairs.slice(i * 64, i * 64 + 64),
+      callers: g.callers,
+    })),
+  );
 }
 
 /** Each (path, method) a Server must route, with every caller allowed on it. */
@@ -436,7 +453,7 @@ function routeSlug(pairs: readonly Pair[]): string {
 
 function linkerdAccess(scope: Construct, props: AppAccessProps): void {
   const meta = (name: string) => ({ name, namespace: props.namespace });
-  new LinkerdServer(scope, "server", {
+  new LinkerdServer(props.serverScope ?? scope, "server", {
     metadata: meta(props.name),
     spec: {
       podSelector: { matchLabels: { ...props.podSelector } },
@@ -532,6 +549,8 @@ function istioAccess(scope: Construct, props: AppAccessProps): void {
 export interface DenyByDefaultProps {
   readonly mesh: PolicyMesh;
   readonly namespace: string;
+  /** Where Linkerd's proxy admin Server goes (see AppAccessProps.serverScope). @default the construct itself */
+  readonly serverScope?: Construct;
 }
 
 /** Metadata that makes a namespace refuse what no policy allows: Linkerd reads an annotation. */
@@ -563,6 +582,7 @@ export class DenyByDefault extends Construct {
       namespace: props.namespace,
       podSelector: {},
       port: linkerdFacts.proxyAdminPort,
+      serverScope: props.serverScope,
       grants: [
         {
           callers: [anyNetwork],

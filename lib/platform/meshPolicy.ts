@@ -1,7 +1,8 @@
 import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
+import type { Chart } from "cdk8s";
 import { deployChart, ingressControllerIdentities, newChart } from "../addons";
-import { probePathOf, type App, type ExposurePath, type PlatformConfig } from "../config";
+import { probePathOf, restRouteSuffix, type App, type ExposurePath, type PlatformConfig } from "../config";
 import { needsProxyOnlySubnet } from "../gcp";
 import {
   AppAccess,
@@ -34,46 +35,59 @@ export function deployMeshPolicy(name: string, args: MeshPolicyArgs): void {
   const { config } = args;
   if (config.mesh.kind === "none") return;
   const mesh: PolicyMesh = config.mesh.kind;
-  const deploy = (id: string, chart: ReturnType<typeof newChart>, ns: string) => {
+  const deploy = (id: string, chart: Chart, ns: string, after: readonly pulumi.Resource[] = []) => {
     const namespace = args.namespaces.get(ns);
-    deployChart(`${name}-${id}`, chart, {
-      provider: args.provider,
-      parent: args.parent,
-      namespaces: namespace ? new Map([[ns, namespace]]) : undefined,
-      dependsOn: [...args.dependsOn],
-    });
+    return [
+      ...deployChart(`${name}-${id}`, chart, {
+        provider: args.provider,
+        parent: args.parent,
+        namespaces: namespace ? new Map([[ns, namespace]]) : undefined,
+        dependsOn: [...args.dependsOn, ...after],
+      }).values(),
+    ];
+  };
+  // Linkerd's Servers go last: from the moment one exists, what no policy authorizes (probes
+  // included) is refused, so its routes and policies must be there first.
+  const withServers = (id: string, ns: string, build: (policies: Chart, servers: Chart) => void) => {
+    const policies = newChart(id);
+    const servers = newChart(`${id}-servers`);
+    build(policies, servers);
+    const deployed = deploy(id, policies, ns);
+    deploy(`${id}-servers`, servers, ns, deployed);
   };
 
   const deny = new Set(config.mesh.denyByDefault);
   for (const app of config.apps) {
     const guarded = app.mesh.authorization !== undefined || deny.has(app.namespace);
     if (app.mesh.routes.length === 0 && !guarded) continue;
-    const chart = newChart(`mesh-policy-${app.namespace}-${app.name}`);
-    new MeshRoutes(chart, "routes", {
-      mesh,
-      namespace: app.namespace,
-      service: app.name,
-      port: app.port,
-      routes: app.mesh.routes.map((r) => ({
-        ...r,
-        backends: r.backends.map((b) => ({
-          service: b.app,
-          port: b.port ?? portOf(config, app.namespace, b.app),
-          weight: b.weight,
-        })),
-      })),
-    });
-    if (guarded) {
-      new AppAccess(chart, "access", {
+    withServers(`mesh-policy-${app.namespace}-${app.name}`, app.namespace, (chart, servers) => {
+      new MeshRoutes(chart, "routes", {
         mesh,
-        name: app.name,
         namespace: app.namespace,
-        podSelector: { "app.kubernetes.io/name": app.name },
+        service: app.name,
         port: app.port,
-        grants: accessGrants(config, app),
+        restRouteName: `${app.name}-${restRouteSuffix}`,
+        routes: app.mesh.routes.map((r) => ({
+          ...r,
+          backends: r.backends.map((b) => ({
+            service: b.app,
+            port: b.port ?? portOf(config, app.namespace, b.app),
+            weight: b.weight,
+          })),
+        })),
       });
-    }
-    deploy(`mesh-policy-${app.namespace}-${app.name}`, chart, app.namespace);
+      if (guarded) {
+        new AppAccess(chart, "access", {
+          mesh,
+          name: app.name,
+          namespace: app.namespace,
+          podSelector: { "app.kubernetes.io/name": app.name },
+          port: app.port,
+          grants: accessGrants(config, app),
+          serverScope: servers,
+        });
+      }
+    });
   }
 
   const namespaces = [...new Set(config.apps.map((a) => a.namespace))].sort();
@@ -84,12 +98,12 @@ export function deployMeshPolicy(name: string, args: MeshPolicyArgs): void {
         .flatMap((a) => a.mesh.routes.flatMap((r) => (r.fault ? [r.fault.status] : []))),
     );
     if (statuses.size === 0 && !deny.has(ns)) continue;
-    const chart = newChart(`mesh-policy-${ns}`);
-    if (deny.has(ns)) new DenyByDefault(chart, "deny", { mesh, namespace: ns });
-    for (const status of [...statuses].sort()) {
-      new FaultInjector(chart, `fault-${status}`, { mesh, namespace: ns, status });
-    }
-    deploy(`mesh-policy-${ns}`, chart, ns);
+    withServers(`mesh-policy-${ns}`, ns, (chart, servers) => {
+      if (deny.has(ns)) new DenyByDefault(chart, "deny", { mesh, namespace: ns, serverScope: servers });
+      for (const status of [...statuses].sort()) {
+        new FaultInjector(chart, `fault-${status}`, { mesh, namespace: ns, status });
+      }
+    });
   }
 }
 
@@ -124,7 +138,9 @@ export function accessGrants(config: PlatformConfig, app: App): AccessGrant[] {
   if (app.metrics) grants.push({ callers: [anyNetwork], methods: ["GET"], paths: [app.metrics.path] });
   if (app.expose) {
     const callers = app.expose.via.map((via) => ingressCaller(config, via));
-    grants.push({ callers, methods: app.expose.methods, paths: [underPath(app.expose.path)] });
+    // With stripPrefix, the controller forwards the path without its prefix: any path may arrive.
+    const path = app.expose.stripPrefix ? "/*" : underPath(app.expose.path);
+    grants.push({ callers, methods: app.expose.methods, paths: [path] });
   }
   return grants;
 }

@@ -44,7 +44,14 @@ const route = (r: Partial<MeshRouteSpec> & { name: string }): MeshRouteSpec => (
 function routes(mesh: PolicyMesh, specs: MeshRouteSpec[]): Obj[] {
   return synth(
     (c) =>
-      new MeshRoutes(c, "r", { mesh, namespace: "booksapp", service: "books", port: 7002, routes: specs }),
+      new MeshRoutes(c, "r", {
+        mesh,
+        namespace: "booksapp",
+        service: "books",
+        port: 7002,
+        routes: specs,
+        restRouteName: "books-mesh-default",
+      }),
   );
 }
 
@@ -141,7 +148,7 @@ describe("mesh routes: HTTPRoutes whose parent is the Service, for both meshes",
       },
     ]);
     // Once a route is attached, requests no route matches are refused: the platform routes the rest.
-    expect(get(objects, "HTTPRoute", "books").spec?.rules).toEqual([
+    expect(get(objects, "HTTPRoute", "books-mesh-default").spec?.rules).toEqual([
       { backendRefs: [{ name: "books", port: 7002 }] },
     ]);
   });
@@ -173,6 +180,21 @@ describe("mesh routes: HTTPRoutes whose parent is the Service, for both meshes",
       ["fault-503", 0.1],
     ]);
     expect(refs[2]).toMatchObject({ port: 8080 });
+  });
+
+  test("fault weights stay within the CRD's 1,000,000 with 15 heavy backends", () => {
+    const [r] = routes("linkerd", [
+      route({
+        name: "chaos",
+        backends: Array.from({ length: 15 }, (_, i) => ({ service: `b${i}`, port: 80, weight: 1000 })),
+        fault: { percent: 99, status: 500 },
+      }),
+    ]);
+    const weights = (r.spec?.rules as { backendRefs: { weight: number }[] }[])[0].backendRefs.map(
+      (b) => b.weight,
+    );
+    expect(Math.max(...weights)).toBeLessThanOrEqual(1_000_000);
+    expect(weights).toEqual([...Array.from({ length: 15 }, () => 7), 9900]);
   });
 
   test("Linkerd retries are annotations on the route", () => {
@@ -295,6 +317,15 @@ describe("Linkerd authorization: Server, HTTPRoutes, AuthorizationPolicies, Mesh
         callers: [books, webapp],
       },
     ]);
+  });
+
+  test("an HTTPRoute rule holds at most 64 matches: more pairs split into more routes", () => {
+    const webapp = { kind: "identity", namespace: "booksapp", serviceAccount: "webapp" } as const;
+    const paths = Array.from({ length: 10 }, (_, i) => `/p${i}`);
+    const found = linkerdRoutes([
+      { callers: [webapp], methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], paths },
+    ]);
+    expect(found.map((r) => r.pairs.length)).toEqual([64, 6]);
   });
 
   test("a grant for one method on a path some grant opens for any method gets its own route", () => {

@@ -84,7 +84,9 @@ describe("the books example on Linkerd", () => {
       expect.objectContaining({ timeouts: { request: "2s", backendRequest: "500ms" } }),
     ]);
     // authors' other requests still reach it.
-    expect(find(result, "HTTPRoute", "authors").inputs.spec).toBeDefined();
+    expect(at(find(result, "HTTPRoute", "authors-mesh-default"), "spec", "rules")).toEqual([
+      { backendRefs: [{ name: "authors", port: 7001 }] },
+    ]);
   });
 
   test("the exposed webapp lets Traefik in on its path and probes on /ping, nothing else", () => {
@@ -97,9 +99,12 @@ describe("the books example on Linkerd", () => {
     expect(authns.map((a) => at(a, "spec", "identityRefs"))).toEqual(
       authns.map(() => [{ kind: "ServiceAccount", name: "traefik", namespace: "traefik" }]),
     );
-    expect(
-      webappRoutes.flatMap((r) => (at(r, "spec", "rules") as { matches: unknown[] }[])[0].matches),
-    ).toEqual(
+    // The probe route carries Traefik too: its grant of every path covers /ping.
+    const matches = webappRoutes.flatMap(
+      (r) => (at(r, "spec", "rules") as { matches: unknown[] }[])[0].matches,
+    );
+    expect(matches).toHaveLength(2);
+    expect(matches).toEqual(
       expect.arrayContaining([
         { path: { type: "PathPrefix", value: "/" } },
         { method: "GET", path: { type: "Exact", value: "/ping" } },
@@ -107,9 +112,16 @@ describe("the books example on Linkerd", () => {
     );
   });
 
-  test("policies wait for the control plane; the workloads never wait for policies", () => {
+  test("policies wait for the control plane, Servers for their routes and policies; workloads for none", () => {
     const server = find(result, "Server", "authors", "booksapp");
-    expect(waitsFor(result, server)).toContain(release(result, "linkerd-control-plane").key);
+    const serverWaits = waitsFor(result, server);
+    expect(serverWaits).toContain(release(result, "linkerd-control-plane").key);
+    for (const k of ["HTTPRoute", "AuthorizationPolicy", "NetworkAuthentication"]) {
+      for (const r of inBooksapp(result, k).filter((x) => nameOf(x).startsWith("authors-get-root"))) {
+        expect(serverWaits).toContain(r.key);
+      }
+    }
+    expect(serverWaits).toContain(find(result, "NetworkAuthentication", "authors-any-network").key);
     const policyKeys = new Set(
       [
         "Server",
@@ -167,16 +179,43 @@ describe("the books example on Istio", () => {
     });
   });
 
-  test("the same routes as on Linkerd, without retries", () => {
-    expect(at(find(result, "HTTPRoute", "authors-reads"), "metadata", "annotations")).toBeUndefined();
-    expect(at(find(result, "HTTPRoute", "books-canary"), "spec", "rules")).toEqual([
-      expect.objectContaining({ timeouts: { request: "5s" } }),
+  test("the same mesh routes as on Linkerd, without Linkerd's retry annotations", async () => {
+    const linkerd = await renderProject(books, "linkerd");
+    const meshRoutes = (r: RenderResult) =>
+      inBooksapp(r, "HTTPRoute")
+        .filter((x) => (at(x, "spec", "parentRefs") as { kind?: string }[])[0].kind === "Service")
+        .map((x) => ({ name: nameOf(x), spec: x.inputs.spec }));
+    expect(meshRoutes(result)).toEqual(meshRoutes(linkerd));
+    expect(meshRoutes(result).map((r) => r.name)).toEqual([
+      "books-alternative",
+      "books-canary",
+      "authors-reads",
+      "authors-mesh-default",
     ]);
+    expect(at(find(result, "HTTPRoute", "authors-reads"), "metadata", "annotations")).toBeUndefined();
   });
 });
 
 describe("how the ingress gets in", () => {
   test("a regional Gateway's proxies come from the proxy-only subnet; GCE Ingress's from Google's ranges", async () => {
+    const both = await renderPlatform({
+      mesh: { kind: "linkerd" },
+      ingress: { kind: "gke-gateway" },
+      apps: [
+        {
+          name: "shop",
+          image: "shop:1",
+          port: 8080,
+          expose: { host: "shop.example.com", via: ["gke-gateway", "gce-ingress"] },
+          mesh: { authorization: { rules: [{ from: ["ops/oncall"] }] } },
+        },
+      ],
+    });
+    for (const via of ["gke-gateway", "gce-ingress"]) {
+      expect(find(both, "NetworkAuthentication", `shop-${via}`).inputs.spec).toEqual({
+        networks: [{ cidr: "35.191.0.0/16" }, { cidr: "130.211.0.0/22" }],
+      });
+    }
     const result = await renderPlatform({
       mesh: { kind: "istio" },
       ingress: { kind: "gke-gateway" },
@@ -215,6 +254,26 @@ describe("how the ingress gets in", () => {
     expect(find(regional, "NetworkAuthentication", "shop-gke-gateway").inputs.spec).toEqual({
       networks: [{ cidr: "35.191.0.0/16" }, { cidr: "130.211.0.0/22" }, { cidr: "10.9.0.0/23" }],
     });
+  });
+});
+
+test("with stripPrefix, the controller forwards paths without the prefix, so every path is let in", async () => {
+  const result = await renderPlatform({
+    mesh: { kind: "istio" },
+    ingress: { kind: "traefik", acme: { email: "a@example.com" } },
+    apps: [
+      {
+        name: "shop",
+        image: "shop:1",
+        port: 8080,
+        expose: { host: "shop.example.com", path: "/shop", stripPrefix: true },
+        mesh: { authorization: { rules: [{ from: ["ops/oncall"] }] } },
+      },
+    ],
+  });
+  expect(at(find(result, "AuthorizationPolicy", "shop"), "spec", "rules")).toContainEqual({
+    from: [{ source: { principals: ["cluster.local/ns/traefik/sa/traefik"] } }],
+    to: [{ operation: { paths: ["/*"] } }],
   });
 });
 
@@ -276,8 +335,8 @@ describe("bad intents fail before anything is deployed, naming the field", () =>
     expect(p).toEqual({
       path: "platform:apps[0].mesh.authorization.rules[0].paths[1]",
       problem:
-        "\"/ping\" is the app's probe path: the rule would let only its callers GET it, but kubelet's probes come from outside the mesh, with no identity, so the pod would never become ready",
-      fix: "remove /ping from the rule: the platform lets kubelet's probes GET it from any address, and no rule narrows that",
+        "\"/ping\" is the app's probe path: the rule asks that only its callers may GET it, but kubelet's probes come from outside the mesh, with no identity; honoured, it would refuse them and the pod would never become ready, so the platform keeps the path open to every address and cannot restrict it",
+      fix: "remove /ping from the rule",
     });
   });
 
@@ -342,6 +401,66 @@ describe("bad intents fail before anything is deployed, naming the field", () =>
     ]);
   });
 
+  test("two objects of one name: routes, and names the platform's own objects take", () => {
+    const clash = problems(
+      env([
+        app({ routes: [{ name: "v2-canary" }] }),
+        { ...webapp, name: "authors-v2", mesh: { routes: [{ name: "canary" }] } },
+      ]),
+    );
+    expect(clash).toEqual([
+      {
+        path: "platform:apps[1].mesh.routes[0].name",
+        problem:
+          "makes the HTTPRoute booksapp/authors-v2-canary, which app authors's route v2-canary makes too",
+        fix: "rename the route (routes are named <app>-<route>)",
+      },
+    ]);
+    const reserved = problems(
+      env([app({}), { ...webapp, name: "deny-by-default" }], { kind: "istio", denyByDefault: ["booksapp"] }),
+    );
+    expect(reserved.map((p) => p.path)).toEqual(["platform:apps[1].name"]);
+  });
+
+  test("paths an HTTPRoute cannot hold, wherever they come from", () => {
+    const found = problems(
+      env([
+        app(
+          {
+            routes: [{ name: "r", matches: [{ path: "/a//b" }] }],
+            authorization: { rules: [{ from: ["webapp"], paths: ["/%2F/*"] }] },
+          },
+          { expose: { host: "a.example.com", healthCheckPath: "/healthz?full=1" } },
+        ),
+        webapp,
+      ]),
+    );
+    expect(found.map((p) => [p.path, p.problem])).toEqual([
+      [
+        "platform:apps[0].mesh.routes[0].matches[0].path",
+        '"/a//b" contains "//", which a route path may not',
+      ],
+      [
+        "platform:apps[0].mesh.authorization.rules[0].paths[0]",
+        '"/%2F/*" contains "%2F", which a route path may not',
+      ],
+      [
+        "platform:apps[0].expose.healthCheckPath",
+        "\"/healthz?full=1\" has characters a route path cannot hold (letters, digits, -._~!$&'()*+,;=:@/ and %XX escapes only; no query); the app's authorization lets this path in through a route",
+      ],
+    ]);
+  });
+
+  test("a fault on a route with 16 backends", () => {
+    const backends = Array.from({ length: 16 }, () => ({ app: "authors" }));
+    expect(
+      problems(env([app({ routes: [{ name: "r", backends, fault: { percent: 5 } }] })]))[0],
+    ).toMatchObject({
+      path: "platform:apps[0].mesh.routes[0].backends",
+      allowed: "at most 15 backends with a fault",
+    });
+  });
+
   test("timeouts, weights, names and paths", () => {
     const found = problems(
       env([
@@ -356,9 +475,9 @@ describe("bad intents fail before anything is deployed, naming the field", () =>
     );
     expect(found.map((p) => p.path)).toEqual([
       "platform:apps[0].mesh.routes[0].timeouts.backendRequest",
-      "platform:apps[0].mesh.routes[1].name",
       "platform:apps[0].mesh.routes[1].backends",
       "platform:apps[0].mesh.routes[1].fault",
+      "platform:apps[0].mesh.routes[1].name",
     ]);
     const [glob] = problems(env([app({ routes: [{ name: "r", matches: [{ path: "/authors/*.json" }] }] })]));
     expect(glob).toMatchObject({
