@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { Chart, Testing } from "cdk8s";
 import {
   AppAccess,
@@ -523,3 +524,74 @@ describeUpstream(
     });
   },
 );
+
+describe("Linkerd's routes allow exactly what the grants allow (property)", () => {
+  const paths = ["/*", "/a/*", "/a/b/*", "/a", "/a/b", "/a/b/c", "/c"];
+  const methods = ["GET", "POST"];
+  const requests = ["/", "/a", "/a/b", "/a/b/c", "/a/x", "/c", "/d"].flatMap((p) =>
+    ["GET", "POST", "PUT"].map((m) => ({ path: p, method: m })),
+  );
+  const grantArb = fc.record({
+    caller: fc.constantFrom("c1", "c2", "c3"),
+    paths: fc.option(fc.uniqueArray(fc.constantFrom(...paths), { minLength: 1, maxLength: 3 }), {
+      nil: undefined,
+    }),
+    methods: fc.option(fc.uniqueArray(fc.constantFrom(...methods), { minLength: 1, maxLength: 2 }), {
+      nil: undefined,
+    }),
+  });
+  const matchesPath = (pattern: string, path: string) => {
+    const m = pathMatch(pattern);
+    if (m.type === "Exact") return m.value === path;
+    return m.value === "/" || path === m.value || path.startsWith(`${m.value}/`);
+  };
+  /** Gateway API precedence: an exact path, then the longest prefix, then a method match. */
+  const rank = (p: { path: { type: string; value: string }; method?: string }) =>
+    (p.path.type === "Exact" ? 1_000_000 : 0) + p.path.value.length * 10 + (p.method ? 1 : 0);
+
+  test("for every request, the one route it matches carries every caller some grant lets make it", () => {
+    fc.assert(
+      fc.property(fc.array(grantArb, { minLength: 1, maxLength: 5 }), (raw) => {
+        const grants: AccessGrant[] = raw.map((g) => ({
+          callers: [{ kind: "identity", namespace: "ns", serviceAccount: g.caller }],
+          paths: g.paths,
+          methods: g.methods,
+        }));
+        const routesFound = linkerdRoutes(grants);
+        for (const req of requests) {
+          const allowed = new Set(
+            raw
+              .filter(
+                (g) =>
+                  (g.paths ?? ["/*"]).some((p) => matchesPath(p, req.path)) &&
+                  (!g.methods || g.methods.includes(req.method)),
+              )
+              .map((g) => g.caller),
+          );
+          const candidates = routesFound.flatMap((r) =>
+            r.pairs
+              .filter(
+                (p) =>
+                  (!p.method || p.method === req.method) &&
+                  (p.path.type === "Exact"
+                    ? p.path.value === req.path
+                    : p.path.value === "/" ||
+                      req.path === p.path.value ||
+                      req.path.startsWith(`${p.path.value}/`)),
+              )
+              .map((p) => ({ rank: rank(p), callers: r.callers })),
+          );
+          const best = Math.max(-1, ...candidates.map((c) => c.rank));
+          const winners = candidates.filter((c) => c.rank === best);
+          // One most specific match, never a tie for creation order to break.
+          expect(new Set(winners.map((w) => JSON.stringify(w.callers))).size).toBeLessThanOrEqual(1);
+          const got = new Set(
+            (winners[0]?.callers ?? []).map((c) => (c.kind === "identity" ? c.serviceAccount : c.name)),
+          );
+          expect({ req, got: [...got].sort() }).toEqual({ req, got: [...allowed].sort() });
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
