@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { parseEnvironment, type PlatformConfig } from "../lib/config";
+import { ConfigError, parseEnvironment, type ConfigProblem, type PlatformConfig } from "../lib/config";
 import { Platform } from "../lib/platform";
 import { renderProgram, type RenderResult, type RenderedResource } from "../lib/render";
 
@@ -10,6 +10,32 @@ export function input(overrides: Record<string, unknown> = {}): Record<string, u
 
 export function config(overrides: Record<string, unknown> = {}, stack = "test"): PlatformConfig {
   return parseEnvironment(input(overrides), stack);
+}
+
+/** The problems a bad environment produces; fails the test if the environment is accepted. */
+export function problems(raw: Record<string, unknown>): readonly ConfigProblem[] {
+  try {
+    parseEnvironment(raw, "test");
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+/** Keys of every resource `r` waits for, directly or through others. */
+export function waitsFor(result: RenderResult, r: RenderedResource): Set<string> {
+  const all = new Set<string>();
+  const visit = (key: string) => {
+    for (const d of result.resources.find((x) => x.key === key)?.dependencies ?? []) {
+      if (!all.has(d)) {
+        all.add(d);
+        visit(d);
+      }
+    }
+  };
+  visit(r.key);
+  return all;
 }
 
 /** Runs a program under the offline mock runtime and returns what it registered. */

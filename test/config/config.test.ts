@@ -4,20 +4,8 @@ import {
   environmentFromConfig,
   nearest,
   parseEnvironment,
-  type ConfigProblem,
 } from "../../lib/config";
-import { config, input } from "../helpers";
-
-/** The problems a bad input produces; fails the test if the input is accepted. */
-function problems(raw: Record<string, unknown>): readonly ConfigProblem[] {
-  try {
-    parseEnvironment(raw, "test");
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error("expected a ConfigError");
-}
+import { config, input, problems } from "../helpers";
 
 function messageOf(raw: Record<string, unknown>): string {
   try {

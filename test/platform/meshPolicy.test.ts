@@ -1,21 +1,10 @@
 import * as path from "path";
-import { ConfigError, parseEnvironment, type ConfigProblem } from "../../lib/config";
 import { renderProject, type RenderResult, type RenderedResource } from "../../lib/render";
-import { at, find, input, release, renderPlatform } from "../helpers";
+import { at, find, input, problems, release, renderPlatform, waitsFor } from "../helpers";
 
 /** The books example on each mesh: routes, authorization and deny-by-default as the platform deploys them. */
 
 const books = path.resolve(__dirname, "../../examples/books");
-
-function problems(raw: Record<string, unknown>): readonly ConfigProblem[] {
-  try {
-    parseEnvironment(raw, "test");
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 const kind = (r: RenderedResource) => String(r.inputs.kind);
 const nameOf = (r: RenderedResource) => (r.inputs.metadata as { name: string }).name;
@@ -24,21 +13,6 @@ const inBooksapp = (result: RenderResult, k: string) =>
     (r) =>
       kind(r) === k && (r.inputs.metadata as { namespace?: string } | undefined)?.namespace === "booksapp",
   );
-
-/** Every resource a resource waits for, directly or not. */
-function waitsFor(result: RenderResult, r: RenderedResource): Set<string> {
-  const all = new Set<string>();
-  const visit = (key: string) => {
-    for (const d of result.resources.find((x) => x.key === key)?.dependencies ?? []) {
-      if (!all.has(d)) {
-        all.add(d);
-        visit(d);
-      }
-    }
-  };
-  visit(r.key);
-  return all;
-}
 
 describe("the books example on Linkerd", () => {
   let result: RenderResult;

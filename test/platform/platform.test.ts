@@ -3,7 +3,7 @@ import { ConfigError } from "../../lib/config";
 import { CrdOwnershipError } from "../../lib/crds";
 import { Platform, plannedReleases } from "../../lib/platform";
 import { placeholder, type RenderResult } from "../../lib/render";
-import { RELEASE, config, find, release, render, renderPlatform, values } from "../helpers";
+import { RELEASE, config, find, release, render, renderPlatform, values, waitsFor } from "../helpers";
 
 const shop = {
   name: "shop",
@@ -168,17 +168,7 @@ describe("the whole environment", () => {
 
   test("the app's route never waits for linkerd-viz or the dashboards", () => {
     const route = find(result, "HTTPRoute", "shop");
-    const all = new Set<string>();
-    const visit = (key: string) => {
-      for (const d of result.resources.find((r) => r.key === key)?.dependencies ?? []) {
-        if (!all.has(d)) {
-          all.add(d);
-          visit(d);
-        }
-      }
-    };
-    visit(route.key);
-    expect([...all].filter((k) => k.includes("linkerd-viz"))).toEqual([]);
+    expect([...waitsFor(result, route)].filter((k) => k.includes("linkerd-viz"))).toEqual([]);
   });
 
   test("the mesh's Grafana dashboards are loaded into the platform's Grafana", () => {
