@@ -46,28 +46,38 @@ export function traefikValues(args: Pick<IngressControllerArgs, "mesh" | "acmeHt
       // Keep the client's IP and skip the extra node hop of the cluster-wide policy.
       service: { spec: { externalTrafficPolicy: "Local" } },
     },
-    args.mesh.kind === "linkerd"
-      ? {
-          deployment: {
-            podAnnotations: {
-              "linkerd.io/inject": "enabled",
-              // Entrypoints (8000, 8443) take client traffic directly, keeping client IPs; outbound is meshed.
-              "config.linkerd.io/skip-inbound-ports": "8000,8443",
-            },
-          },
-        }
-      : {},
-    args.mesh.kind === "istio"
-      ? {
-          deployment: {
-            // The injection webhook's objectSelector matches the label, not an annotation (istio-discovery mutatingwebhook.yaml).
-            podLabels: { "sidecar.istio.io/inject": "true" },
-            // No inbound interception: under STRICT mTLS it would demand Istio mTLS from internet clients.
-            podAnnotations: { "traffic.sidecar.istio.io/includeInboundPorts": "" },
-          },
-        }
-      : {},
+    // Entrypoints (8000, 8443) take client traffic directly, keeping client IPs; outbound is meshed.
+    meshedControllerPod(args.mesh, "deployment", "8000,8443"),
   );
+}
+
+/**
+ * Chart values, under the chart's pod key, that mesh a controller's outbound traffic only: its
+ * inbound ports take clients from outside the mesh. Linkerd skips `skipInboundPorts`; Istio
+ * intercepts no inbound port. Nothing without a mesh.
+ */
+function meshedControllerPod(mesh: MeshSettings, podKey: string, skipInboundPorts: string): Values {
+  if (mesh.kind === "linkerd") {
+    return {
+      [podKey]: {
+        podAnnotations: {
+          "linkerd.io/inject": "enabled",
+          "config.linkerd.io/skip-inbound-ports": skipInboundPorts,
+        },
+      },
+    };
+  }
+  if (mesh.kind === "istio") {
+    return {
+      [podKey]: {
+        // The injection webhook's objectSelector matches the label, not an annotation (istio-discovery mutatingwebhook.yaml).
+        podLabels: { "sidecar.istio.io/inject": "true" },
+        // No inbound interception: under STRICT mTLS it would demand Istio mTLS from internet clients.
+        podAnnotations: { "traffic.sidecar.istio.io/includeInboundPorts": "" },
+      },
+    };
+  }
+  return {};
 }
 
 /**
@@ -86,25 +96,8 @@ export function ingressNginxValues(args: Pick<IngressControllerArgs, "mesh">): V
         admissionWebhooks: { certManager: { enabled: true } },
       },
     },
-    args.mesh.kind === "linkerd"
-      ? {
-          controller: {
-            podAnnotations: {
-              "linkerd.io/inject": "enabled",
-              // Client traffic (80, 443) and the API server's webhook calls (8443) are not mesh traffic.
-              "config.linkerd.io/skip-inbound-ports": "80,443,8443",
-            },
-          },
-        }
-      : {},
-    args.mesh.kind === "istio"
-      ? {
-          controller: {
-            podLabels: { "sidecar.istio.io/inject": "true" },
-            podAnnotations: { "traffic.sidecar.istio.io/includeInboundPorts": "" },
-          },
-        }
-      : {},
+    // Client traffic (80, 443) and the API server's webhook calls (8443) are not mesh traffic.
+    meshedControllerPod(args.mesh, "controller", "80,443,8443"),
   );
 }
 

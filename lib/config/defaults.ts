@@ -419,6 +419,17 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
   };
 }
 
+/**
+ * Whether calls to an app need authorization: it has rules, or its namespace denies by default. A
+ * guarded app gets the platform's allowances for probes, scrapes and its ingress.
+ */
+export function isGuarded(
+  config: Pick<PlatformConfig, "mesh">,
+  app: Pick<App, "mesh" | "namespace">,
+): boolean {
+  return app.mesh.authorization !== undefined || config.mesh.denyByDefault.includes(app.namespace);
+}
+
 /** The path of an app's readiness, startup and liveness probes, which load balancers health-check too. */
 export function probePathOf(app: Pick<App, "expose">): string {
   return app.expose?.healthCheckPath ?? "/";

@@ -1,5 +1,5 @@
 import { gatewayApi } from "../versions";
-import { probePathOf, type App, type PlatformConfig } from "./defaults";
+import { isGuarded, probePathOf, type App, type PlatformConfig } from "./defaults";
 import { nearest, showValue, type ConfigProblem } from "./errors";
 
 const cfg = (path: string): string => `platform:${path}`;
@@ -58,7 +58,7 @@ export const restRouteSuffix = "mesh-default";
  * (gateway.networking.k8s.io_httproutes.yaml v1.5.0, path.value), checked here rather than by the API
  * server after the rest of the stack has deployed.
  */
-export function routePathProblem(path: string): string | undefined {
+function routePathProblem(path: string): string | undefined {
   const value = path.endsWith("/*") ? path.slice(0, -1) : path;
   if (!/^(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|%[0-9a-fA-F]{2})+$/.test(value))
     return "has characters a route path cannot hold (letters, digits, -._~!$&'()*+,;=:@/ and %XX escapes only; no query)";
@@ -103,7 +103,7 @@ function unknownName(
 }
 
 /** Milliseconds of a Gateway API duration such as 1m30s. */
-export function durationMs(value: string): number {
+function durationMs(value: string): number {
   const unit: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
   let total = 0;
   for (const [, n, u] of value.matchAll(/([0-9]+)(ms|h|m|s)/g)) total += Number(n) * unit[u];
@@ -231,8 +231,7 @@ function routeNameRules(config: PlatformConfig): ConfigProblem[] {
 function guardedPathRules(config: PlatformConfig): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   config.apps.forEach((app, i) => {
-    const guarded = app.mesh.authorization !== undefined || config.mesh.denyByDefault.includes(app.namespace);
-    if (!guarded) return;
+    if (!isGuarded(config, app)) return;
     const paths: [string, string][] = [
       [app.expose ? `apps[${i}].expose.healthCheckPath` : `apps[${i}]`, probePathOf(app)],
       ...(app.metrics ? [[`apps[${i}].metrics.path`, app.metrics.path] as [string, string]] : []),

@@ -265,8 +265,14 @@ export interface LinkerdServerSpec {
   /** A port name or number of the pods. */
   readonly port: number | string;
   /** What happens to traffic no policy authorizes. */
+  /** The values of the chart's proxy.defaultInboundPolicy (linkerd-control-plane values.yaml). */
   readonly accessPolicy?:
-    "deny" | "audit" | "all-unauthenticated" | "all-authenticated" | "cluster-authenticated";
+    | "deny"
+    | "audit"
+    | "all-unauthenticated"
+    | "all-authenticated"
+    | "cluster-authenticated"
+    | "cluster-unauthenticated";
   readonly proxyProtocol?: "unknown" | "HTTP/1" | "HTTP/2" | "gRPC" | "opaque" | "TLS";
 }
 

@@ -10,3 +10,4 @@ export * from "./acmeIssuer";
 export * from "./appWorkload";
 export * from "./istio";
 export * from "./meshPolicy";
+export * from "./paths";

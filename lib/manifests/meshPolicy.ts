@@ -9,6 +9,7 @@ import {
   NetworkAuthentication,
 } from "./customResources";
 import { istioTrustDomain } from "./istio";
+import { pathCovers, pathMatch, type PathMatch } from "./paths";
 
 /**
  * East-west traffic policy, written once and emitted for the environment's mesh:
@@ -25,30 +26,11 @@ const gatewayApiVersion = "gateway.networking.k8s.io/v1";
 const istioSecurityVersion = "security.istio.io/v1";
 const appLabel = "app.kubernetes.io/name";
 
-/** A Gateway API path match. */
-export interface PathMatch {
-  readonly type: "Exact" | "PathPrefix";
-  readonly value: string;
-}
-
-/** `/authors.json` is that exact path; `/authors/*` is the prefix `/authors` (whole segments); `/*` is every path. */
-export function pathMatch(path: string): PathMatch {
-  if (!path.endsWith("/*")) return { type: "Exact", value: path };
-  const value = path.slice(0, -2);
-  return { type: "PathPrefix", value: value === "" ? "/" : value };
-}
-
 /** Istio's form of a path match: exact, or a prefix with a trailing `*` (AuthorizationPolicy `paths`). */
 function istioPaths(path: string): string[] {
   const m = pathMatch(path);
   if (m.type === "Exact") return [m.value];
   return m.value === "/" ? ["/*"] : [m.value, `${m.value}/*`];
-}
-
-/** Whether every request `inner` matches, `outer` matches too. */
-function pathCovers(outer: PathMatch, inner: PathMatch): boolean {
-  if (outer.type === "Exact") return inner.type === "Exact" && inner.value === outer.value;
-  return outer.value === "/" || inner.value === outer.value || inner.value.startsWith(`${outer.value}/`);
 }
 
 function shortHash(text: string): string {

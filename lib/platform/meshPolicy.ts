@@ -2,7 +2,14 @@ import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import type { Chart } from "cdk8s";
 import { deployChart, ingressControllerIdentities, newChart } from "../addons";
-import { probePathOf, restRouteSuffix, type App, type ExposurePath, type PlatformConfig } from "../config";
+import {
+  isGuarded,
+  probePathOf,
+  restRouteSuffix,
+  type App,
+  type ExposurePath,
+  type PlatformConfig,
+} from "../config";
 import { needsProxyOnlySubnet } from "../gcp";
 import {
   AppAccess,
@@ -58,7 +65,7 @@ export function deployMeshPolicy(name: string, args: MeshPolicyArgs): void {
 
   const deny = new Set(config.mesh.denyByDefault);
   for (const app of config.apps) {
-    const guarded = app.mesh.authorization !== undefined || deny.has(app.namespace);
+    const guarded = isGuarded(config, app);
     if (app.mesh.routes.length === 0 && !guarded) continue;
     withServers(`mesh-policy-${app.namespace}-${app.name}`, app.namespace, (chart, servers) => {
       new MeshRoutes(chart, "routes", {

@@ -13,7 +13,7 @@ import {
   objectKey,
   type ChartContext,
 } from "../addons";
-import { configWarnings, type PlatformConfig } from "../config";
+import { configWarnings, probePathOf, type PlatformConfig } from "../config";
 import { crdOwners, needsCertManager, type CrdOwners } from "../crds";
 import { Edge, ExistingCluster, GkeCluster, type ClusterAccess } from "../gcp";
 import {
@@ -237,7 +237,7 @@ export class Platform extends pulumi.ComponentResource {
         image: app.image,
         port: app.port,
         replicas: app.replicas,
-        readinessPath: app.expose?.healthCheckPath,
+        readinessPath: probePathOf(app),
         drainingTimeoutSeconds: config.ingress.drainingTimeoutSeconds,
       });
       // Under STRICT mTLS a Google load balancer, outside the mesh, reaches the pod's port directly.

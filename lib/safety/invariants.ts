@@ -1,4 +1,5 @@
 import { crdClaims, crdFamilies, type CrdFamily } from "../crds";
+import { pathCovers } from "../manifests/paths";
 import type { RenderResult } from "../render";
 import { charts, gkeAnnotations, type ChartName } from "../versions";
 
@@ -493,11 +494,9 @@ function routeMatchesGet(inputs: Readonly<Obj>, path: string): boolean {
       if (m.method !== undefined && m.method !== "GET") return false;
       if (m.headers !== undefined || m.queryParams !== undefined) return false;
       const type = str(at(m, "path", "type")) ?? "PathPrefix";
-      const value = str(at(m, "path", "value")) ?? "/";
-      if (type === "Exact") return value === path;
-      if (type !== "PathPrefix") return false;
-      const prefix = value.replace(/\/+$/, "");
-      return prefix === "" || path === prefix || path.startsWith(`${prefix}/`);
+      const value = (str(at(m, "path", "value")) ?? "/").replace(/(.)\/+$/, "$1");
+      if (type !== "Exact" && type !== "PathPrefix") return false;
+      return pathCovers({ type, value }, { type: "Exact", value: path });
     });
   });
 }
