@@ -1,12 +1,65 @@
 /**
  * gke-mesh-platform: typed Pulumi and cdk8s constructs for one opinionated GKE platform.
- * Layers (docs/architecture.md): versions → config → crds → manifests → gcp → addons → platform.
+ *
+ * This is the public API, and all of it: what a program composes (the `Platform`, or the building
+ * blocks on their own), the plan and config entry points, the offline render, and the errors. Layers
+ * and internals (docs/architecture.md) are not exported; a test counts what is.
  */
-export * from "./addons";
-export * from "./config";
-export * from "./crds";
-export * from "./gcp";
-export * from "./manifests";
-export * from "./platform";
-export * as versions from "./versions";
-export * from "./safety";
+
+// The whole platform from one environment config, and its entry points.
+export { Platform, type PlatformArgs } from "./platform";
+export {
+  loadEnvironmentConfig,
+  loadPlan,
+  parseEnvironment,
+  planFor,
+  resolvePlan,
+  type AppPlan,
+  type NamespacePlan,
+  type Plan,
+  type PlannedRelease,
+} from "./plan";
+export {
+  ConfigError,
+  environmentFromConfig,
+  type App as AppConfig,
+  type ConfigProblem,
+  type EnvironmentInput,
+  type PlatformConfig,
+  type Tier,
+} from "./config";
+
+// Building blocks, each usable on its own with a provider of your own.
+export { App, Ingress, type AppArgs, type IngressArgs } from "./platform";
+export {
+  ExistingCluster,
+  GkeCluster,
+  type ClusterAccess,
+  type ExistingClusterArgs,
+  type GkeClusterArgs,
+} from "./gcp";
+export {
+  CertManager,
+  GatewayApiCrds,
+  IngressNginx,
+  Prometheus,
+  Traefik,
+  type CertManagerArgs,
+  type IngressControllerArgs,
+  type PrometheusArgs,
+} from "./addons";
+export {
+  Istio,
+  Linkerd,
+  installMesh,
+  type IstioArgs,
+  type LinkerdArgs,
+  type MeshControlPlane,
+} from "./meshes/components";
+export { meshFor, meshOf, type Mesh, type MeshKind, type MeshSettings } from "./meshes";
+export { standaloneCharts, type CertManagerRef, type ChartContext, type MonitoringRef } from "./deploy";
+export { crdOwnership, type CrdOwners } from "./crds";
+
+// Review and safety: the offline render and the invariants it and the policy pack check.
+export { renderProgram, renderProject, type RenderResult } from "./render";
+export { checkInvariants, type Violation } from "./safety";

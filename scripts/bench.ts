@@ -4,8 +4,8 @@ import * as os from "os";
 import * as path from "path";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { parseEnvironment } from "../lib/config";
-import { kubernetesResource, type KubeObject } from "../lib/addons";
+import { parseEnvironment } from "../lib/plan";
+import { kubernetesResource, type KubeObject } from "../lib/deploy";
 import { Platform } from "../lib/platform";
 import { criticalPath, renderProgram, type RenderResult } from "../lib/render";
 

@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { ConfigError, parseEnvironment, type ConfigProblem, type PlatformConfig } from "../lib/config";
+import { ConfigError, type ConfigProblem, type PlatformConfig } from "../lib/config";
+import { parseEnvironment, resolvePlan, type Plan } from "../lib/plan";
 import { Platform } from "../lib/platform";
 import { renderProgram, type RenderResult, type RenderedResource } from "../lib/render";
 
@@ -10,6 +11,11 @@ export function input(overrides: Record<string, unknown> = {}): Record<string, u
 
 export function config(overrides: Record<string, unknown> = {}, stack = "test"): PlatformConfig {
   return parseEnvironment(input(overrides), stack);
+}
+
+/** The plan of the smallest valid environment plus `overrides`. */
+export function plan(overrides: Record<string, unknown> = {}, stack = "test"): Plan {
+  return resolvePlan(input(overrides), stack);
 }
 
 /** The problems a bad environment produces; fails the test if the environment is accepted. */

@@ -1,19 +1,25 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { ChartContext } from "./helmRelease";
-import { PlatformNamespace, type MeshSettings } from "../manifests";
-import { deployChart, newChart } from "./cdk8sBridge";
-import { pinnedRelease } from "./helmRelease";
+import {
+  deployChart,
+  newChart,
+  pinnedRelease,
+  standaloneCharts,
+  type CertManagerRef,
+  type ChartContext,
+} from "../deploy";
+import { PlatformNamespace } from "../manifests";
 
 export interface CertManagerArgs {
-  readonly charts: ChartContext;
-  readonly mesh: MeshSettings;
-  /** Autopilot denies Leases in kube-system. */
-  readonly autopilot: boolean;
-  /** Install trust-manager too (Linkerd's trust anchor distribution). */
-  readonly trustManager: boolean;
+  /** CRD owners and the user's chart overrides. @default cert-manager's and trust-manager's charts own their CRDs */
+  readonly charts?: ChartContext;
+  /** The cluster is Autopilot, which denies Leases in kube-system. @default false */
+  readonly autopilot?: boolean;
+  /** Install trust-manager too (Linkerd's trust anchor distribution). @default false */
+  readonly trustManager?: boolean;
   /** The Google service account cert-manager impersonates for DNS-01 in Cloud DNS (Workload Identity). */
-  readonly dns01ServiceAccount?: pulumi.Output<string>;
+  readonly dns01ServiceAccount?: pulumi.Input<string>;
+  /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
 }
 
@@ -25,16 +31,18 @@ export const certManagerNamespace = "cert-manager";
  * that issues mesh identity waits for `certManager` (its webhook must answer before any Certificate
  * is accepted) and Bundles wait for `trustManager`.
  */
-export class CertManager extends pulumi.ComponentResource {
+export class CertManager extends pulumi.ComponentResource implements CertManagerRef {
   readonly namespace = certManagerNamespace;
   readonly certManager: k8s.helm.v3.Release;
   readonly trustManager?: k8s.helm.v3.Release;
 
   constructor(name: string, args: CertManagerArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:addons:CertManager", name, {}, opts);
+    const charts =
+      args.charts ?? standaloneCharts({ certManager: "certManager", trustManager: "trustManager" });
     const chart = newChart("cert-manager");
     // Not meshed: Linkerd's injector skips this namespace by name anyway (proxyInjector.namespaceSelector).
-    new PlatformNamespace(chart, "namespace", { name: certManagerNamespace, mesh: args.mesh });
+    new PlatformNamespace(chart, "namespace", { name: certManagerNamespace });
     // Retained like the releases inside it: deleting the namespace would delete them, and leave their
     // failurePolicy Fail webhooks pointing at nothing.
     const objects = deployChart(name, chart, { provider: args.provider, parent: this, retainOnDelete: true });
@@ -54,7 +62,7 @@ export class CertManager extends pulumi.ComponentResource {
             }
           : {}),
       },
-      charts: args.charts,
+      charts,
       provider: args.provider,
       parent: this,
       dependsOn: ns,
@@ -74,7 +82,7 @@ export class CertManager extends pulumi.ComponentResource {
             webhook: { port: 10250 },
           },
         },
-        charts: args.charts,
+        charts,
         provider: args.provider,
         parent: this,
         // Its webhook certificate comes from a cert-manager Issuer (app.webhook.tls.helmCert.enabled: false).

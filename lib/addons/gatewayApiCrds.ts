@@ -5,7 +5,7 @@ import { ApiObject } from "cdk8s";
 import * as YAML from "yaml";
 import { ConfigError } from "../config";
 import { gatewayApi } from "../versions";
-import { deployChart, newChart, type KubeObject } from "./cdk8sBridge";
+import { deployChart, newChart, type KubeObject } from "../deploy";
 
 const at = "platform:crds.gatewayApiBundleFile";
 

@@ -1,21 +1,36 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { ChartContext } from "./helmRelease";
-import { PlatformNamespace, meshedPodSecurity, type MeshSettings } from "../manifests";
-import { deployChart, newChart } from "./cdk8sBridge";
-import { deepMerge, pinnedRelease, type Values } from "./helmRelease";
+import {
+  deepMerge,
+  deployChart,
+  newChart,
+  pinnedRelease,
+  standaloneCharts,
+  type CertManagerRef,
+  type ChartContext,
+  type Values,
+} from "../deploy";
+import { PlatformNamespace } from "../manifests";
+import { meshOf, type Mesh } from "../meshes";
+import { ingressControllerIdentities } from "../versions";
 
 export interface IngressControllerArgs {
-  readonly mesh: MeshSettings;
-  readonly charts: ChartContext;
+  /** The mesh the controller joins (its outbound traffic only). @default no mesh */
+  readonly mesh?: Mesh;
+  /** CRD owners and the user's chart overrides. @default Traefik's chart owns Traefik's CRDs */
+  readonly charts?: ChartContext;
+  /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
   /** cert-manager: certificates for hosts (and ingress-nginx's webhook) come from it. */
-  readonly certManager: pulumi.Resource;
-  /** Traefik's own router answers ACME HTTP-01 challenges (cert-manager's solver Ingress) on port 80. */
-  readonly acmeHttp01: boolean;
-  /** The mesh's injector: the controller's pods are meshed by their own metadata, so it must exist first. */
+  readonly certManager: CertManagerRef;
+  /** Traefik's own router lets cert-manager's ACME HTTP-01 solver answer on port 80. @default false */
+  readonly acmeHttp01?: boolean;
+  /** The mesh's injector: the controller's pods are meshed by their own metadata, so it must exist first. @default none */
   readonly injector?: pulumi.Resource;
 }
+
+const controllerMesh = (args: Pick<IngressControllerArgs, "mesh">): Mesh =>
+  args.mesh ?? meshOf({ kind: "none" });
 
 /**
  * Traefik values for the mesh. With Linkerd, Traefik is meshed normally (linkerd.io/inject: enabled)
@@ -25,15 +40,16 @@ export interface IngressControllerArgs {
  * could set (the open relay of ingress mode), and no skipped outbound 443.
  */
 export function traefikValues(args: Pick<IngressControllerArgs, "mesh" | "acmeHttp01">): Values {
-  const meshed = args.mesh.kind !== "none";
+  const mesh = controllerMesh(args);
+  const sendToService = mesh.ingressBackend.serviceClusterIp;
   return deepMerge(
     {
       // Explicit classes only: a default class would capture GCE Ingresses during a migration.
       ingressClass: { enabled: true, isDefaultClass: false, name: "traefik" },
       providers: {
         // Send to the Service's cluster IP, not to pod endpoints, so the mesh (not Traefik) balances.
-        kubernetesCRD: { nativeLBByDefault: meshed },
-        kubernetesIngress: { nativeLBByDefault: meshed },
+        kubernetesCRD: { nativeLBByDefault: sendToService },
+        kubernetesIngress: { nativeLBByDefault: sendToService },
       },
       ports: {
         web: {
@@ -47,37 +63,8 @@ export function traefikValues(args: Pick<IngressControllerArgs, "mesh" | "acmeHt
       service: { spec: { externalTrafficPolicy: "Local" } },
     },
     // Entrypoints (8000, 8443) take client traffic directly, keeping client IPs; outbound is meshed.
-    meshedControllerPod(args.mesh, "deployment", "8000,8443"),
+    mesh.ingressControllerPod("deployment", "8000,8443"),
   );
-}
-
-/**
- * Chart values, under the chart's pod key, that mesh a controller's outbound traffic only: its
- * inbound ports take clients from outside the mesh. Linkerd skips `skipInboundPorts`; Istio
- * intercepts no inbound port. Nothing without a mesh.
- */
-function meshedControllerPod(mesh: MeshSettings, podKey: string, skipInboundPorts: string): Values {
-  if (mesh.kind === "linkerd") {
-    return {
-      [podKey]: {
-        podAnnotations: {
-          "linkerd.io/inject": "enabled",
-          "config.linkerd.io/skip-inbound-ports": skipInboundPorts,
-        },
-      },
-    };
-  }
-  if (mesh.kind === "istio") {
-    return {
-      [podKey]: {
-        // The injection webhook's objectSelector matches the label, not an annotation (istio-discovery mutatingwebhook.yaml).
-        podLabels: { "sidecar.istio.io/inject": "true" },
-        // No inbound interception: under STRICT mTLS it would demand Istio mTLS from internet clients.
-        podAnnotations: { "traffic.sidecar.istio.io/includeInboundPorts": "" },
-      },
-    };
-  }
-  return {};
 }
 
 /**
@@ -97,7 +84,7 @@ export function ingressNginxValues(args: Pick<IngressControllerArgs, "mesh">): V
       },
     },
     // Client traffic (80, 443) and the API server's webhook calls (8443) are not mesh traffic.
-    meshedControllerPod(args.mesh, "controller", "80,443,8443"),
+    controllerMesh(args).ingressControllerPod("controller", "80,443,8443"),
   );
 }
 
@@ -111,22 +98,11 @@ function controllerNamespace(
   const chart = newChart(chartId);
   new PlatformNamespace(chart, "namespace", {
     name,
-    mesh: args.mesh,
-    // The controller pod is meshed by its own annotation; its init container needs what the mesh needs.
-    podSecurity: args.mesh.kind === "none" ? "restricted" : meshedPodSecurity(args.mesh),
+    // The controller pod is meshed by its own metadata; its init container needs what the mesh needs.
+    podSecurity: controllerMesh(args).ingressControllerPodSecurity,
   });
   return [...deployChart(chartId, chart, { provider: args.provider, parent, retainOnDelete }).values()];
 }
-
-/**
- * The controllers' mesh identities, which authorization rules let through to exposed apps. Both charts
- * name their service account after the release's full name, and with a release named like the chart
- * that is the release name (traefik `serviceAccount.name: ""`, ingress-nginx `serviceAccount.create`).
- */
-export const ingressControllerIdentities = {
-  traefik: { namespace: "traefik", serviceAccount: "traefik" },
-  "ingress-nginx": { namespace: "ingress-nginx", serviceAccount: "ingress-nginx" },
-} as const;
 
 /** Traefik (pinned 41.3.0: its crds/ holds only Traefik's own CRDs, no Gateway API since 40.2.0). */
 export class Traefik extends pulumi.ComponentResource {
@@ -142,7 +118,7 @@ export class Traefik extends pulumi.ComponentResource {
       name: ingressControllerIdentities.traefik.serviceAccount,
       namespace: this.namespace,
       values: traefikValues(args),
-      charts: args.charts,
+      charts: args.charts ?? standaloneCharts({ traefik: "traefik" }),
       provider: args.provider,
       parent: this,
       dependsOn: [...ns, ...(args.injector ? [args.injector] : [])],
@@ -164,11 +140,11 @@ export class IngressNginx extends pulumi.ComponentResource {
       name: ingressControllerIdentities["ingress-nginx"].serviceAccount,
       namespace: this.namespace,
       values: ingressNginxValues(args),
-      charts: args.charts,
+      charts: args.charts ?? standaloneCharts({}),
       provider: args.provider,
       parent: this,
       // Its webhook certificate is a cert-manager Certificate; its pod is meshed by the injector.
-      dependsOn: [...ns, args.certManager, ...(args.injector ? [args.injector] : [])],
+      dependsOn: [...ns, args.certManager.certManager, ...(args.injector ? [args.injector] : [])],
     });
     this.registerOutputs({});
   }

@@ -1,9 +1,14 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { ChartContext } from "./helmRelease";
-import { PlatformNamespace, type MeshSettings } from "../manifests";
-import { deployChart, newChart } from "./cdk8sBridge";
-import { pinnedRelease, type Values } from "./helmRelease";
+import {
+  deployChart,
+  newChart,
+  pinnedRelease,
+  standaloneCharts,
+  type ChartContext,
+  type Values,
+} from "../deploy";
+import { PlatformNamespace } from "../manifests";
 
 export const monitoringNamespace = "monitoring";
 /** The release name; its Prometheus selects PodMonitors labelled `release: kube-prometheus-stack`. */
@@ -11,6 +16,17 @@ export const prometheusReleaseName = "kube-prometheus-stack";
 
 /** The chart's Prometheus Service: `<fullname>-prometheus`, where fullname is the release name (templates/_helpers.tpl). */
 export const prometheusUrl = `http://${prometheusReleaseName}-prometheus.${monitoringNamespace}.svc.cluster.local:9090`;
+
+export interface PrometheusArgs {
+  /** CRD owners and the user's chart overrides. @default kube-prometheus-stack owns the Prometheus Operator CRDs */
+  readonly charts?: ChartContext;
+  /** The cluster is Autopilot, which admits no node-exporter. @default false */
+  readonly autopilot?: boolean;
+  /** Grafana dashboards to load from grafana.com, by name. @default none */
+  readonly dashboards?: Readonly<Record<string, { gnetId: number; revision: number }>>;
+  /** The cluster's Kubernetes provider. */
+  readonly provider: k8s.Provider;
+}
 
 /**
  * kube-prometheus-stack: Prometheus, the Prometheus Operator and, as their owner, its CRDs (kept on
@@ -20,24 +36,13 @@ export class Prometheus extends pulumi.ComponentResource {
   readonly release: k8s.helm.v3.Release;
   readonly url = prometheusUrl;
 
-  constructor(
-    name: string,
-    args: {
-      charts: ChartContext;
-      mesh: MeshSettings;
-      autopilot: boolean;
-      /** Grafana dashboards to load from grafana.com, by name. */
-      dashboards?: Readonly<Record<string, { gnetId: number; revision: number }>>;
-      provider: k8s.Provider;
-    },
-    opts?: pulumi.ComponentResourceOptions,
-  ) {
+  constructor(name: string, args: PrometheusArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:addons:Prometheus", name, {}, opts);
+    const charts = args.charts ?? standaloneCharts({ prometheusOperator: "kubePrometheusStack" });
     const chart = newChart("monitoring");
     // node-exporter runs with hostNetwork, hostPID and hostPath mounts, which only `privileged` admits.
     new PlatformNamespace(chart, "namespace", {
       name: monitoringNamespace,
-      mesh: args.mesh,
       podSecurity: "privileged",
     });
     // Retained like the release that owns the Prometheus Operator CRDs.
@@ -53,7 +58,7 @@ export class Prometheus extends pulumi.ComponentResource {
         ...(args.autopilot ? { nodeExporter: { enabled: false } } : {}),
         ...(args.dashboards ? { grafana: grafanaDashboards(args.dashboards) } : {}),
       },
-      charts: args.charts,
+      charts,
       provider: args.provider,
       parent: this,
       dependsOn: ns,

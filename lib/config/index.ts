@@ -3,6 +3,5 @@ export * from "./errors";
 export * from "./load";
 export * from "./schema";
 export * from "./warnings";
-export { configPath, parseEnvironment } from "./validate";
-export { parseCidr } from "./rules";
-export { restRouteSuffix } from "./meshTrafficRules";
+export { configPath, parseInput } from "./validate";
+export { checkRules, parseCidr } from "./rules";

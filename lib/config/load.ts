@@ -1,24 +1,7 @@
-import * as pulumi from "@pulumi/pulumi";
-import type { PlatformConfig } from "./defaults";
 import { ConfigError } from "./errors";
-import { parseEnvironment } from "./validate";
 
 /** The Pulumi config namespace of the platform's keys: `platform:tier`, `platform:mesh`, ... */
 export const configNamespace = "platform";
-
-/**
- * Reads the current stack's environment from Pulumi config and validates it. Every `platform:*` key
- * is part of the environment (so a misspelled top-level key is caught too), and `gcp:project` and
- * `gcp:region` are the Google provider's own keys. Throws a `ConfigError` before any resource exists.
- *
- * @param values the raw config map; defaults to the running program's (`pulumi.runtime.allConfig()`)
- */
-export function loadEnvironmentConfig(
-  values: Record<string, string> = pulumi.runtime.allConfig(),
-): PlatformConfig {
-  const stack = pulumi.getStack();
-  return parseEnvironment(environmentFromConfig(values), stack, `Pulumi.${stack}.yaml`);
-}
 
 /** Assembles the raw environment object from flat Pulumi config keys. */
 export function environmentFromConfig(values: Record<string, string>): Record<string, unknown> {

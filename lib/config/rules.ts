@@ -3,12 +3,13 @@ import type { ConfigProblem } from "./errors";
 import { showValue } from "./errors";
 import type { EnvironmentInput } from "./schema";
 import { gatewayApi, gkeGatewayUnsupported } from "../versions";
-import { meshTrafficRules } from "./meshTrafficRules";
 
 /**
- * Cross-field rules: combinations each field allows alone but the platform cannot build, or that GKE
- * would reject after minutes of `pulumi up`. Each returns problems in the same shape as schema errors.
- * Rules see the raw input too, so a key set explicitly but without effect is an error, never ignored.
+ * Cross-field rules that hold whatever the mesh: combinations each field allows alone but the platform
+ * cannot build, or that GKE would reject after minutes of `pulumi up`. Each returns problems in the
+ * same shape as schema errors. Rules see the raw input too, so a key set explicitly but without effect
+ * is an error, never ignored. What depends on the mesh is the mesh's own rule (lib/meshes), run by the
+ * plan (lib/plan) with these.
  */
 export function checkRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
   return [
@@ -16,11 +17,10 @@ export function checkRules(input: EnvironmentInput, config: PlatformConfig): Con
     ...existingClusterRules(input, config),
     ...clusterRules(input, config),
     ...networkRules(config),
-    ...meshRules(input, config),
+    ...meshRules(input),
     ...ingressRules(input, config),
     ...crdRules(input, config),
     ...appRules(config),
-    ...meshTrafficRules(config),
   ];
 }
 
@@ -62,30 +62,6 @@ function autopilotRules(input: EnvironmentInput, config: PlatformConfig): Config
       path: cfg("cluster.dataplaneV2"),
       problem: "is false, but Autopilot clusters always run Dataplane V2",
       fix: "remove platform:cluster.dataplaneV2",
-    });
-  }
-  const meshName = config.mesh.kind === "linkerd" ? "linkerd-cni" : "istio-cni";
-  if (config.mesh.kind === "istio" && config.mesh.dataplane === "ambient") {
-    problems.push({
-      path: cfg("mesh.dataplane"),
-      problem:
-        '"ambient" needs istio-cni and the privileged ztunnel DaemonSet, which Autopilot does not admit',
-      allowed: '"sidecar" on Autopilot',
-      fix: 'set platform:mesh.dataplane to "sidecar", or platform:cluster.mode to "standard" for ambient',
-    });
-  } else if (config.mesh.kind !== "none" && config.mesh.cni) {
-    problems.push({
-      path: cfg("mesh.cni"),
-      problem: `is true, but Autopilot does not admit ${meshName}: it writes to the node's CNI config`,
-      allowed: "false on Autopilot (the mesh uses an init container with NET_ADMIN)",
-      fix: 'set platform:mesh.cni to false, or platform:cluster.mode to "standard"',
-    });
-  } else if (config.mesh.kind !== "none" && !config.cluster.autopilot.allowNetAdmin) {
-    problems.push({
-      path: cfg("cluster.autopilot.allowNetAdmin"),
-      problem: `is false, but the ${config.mesh.kind} proxy's init container needs NET_ADMIN to redirect traffic`,
-      allowed: `true with mesh.kind "${config.mesh.kind}" on Autopilot`,
-      fix: "remove platform:cluster.autopilot.allowNetAdmin (it defaults to true here), or set mesh.kind to none",
     });
   }
   return problems;
@@ -277,92 +253,14 @@ function networkRules(config: PlatformConfig): ConfigProblem[] {
   return problems;
 }
 
-function meshRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
+function meshRules(input: EnvironmentInput): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  if (input.mesh?.dataplane !== undefined && config.mesh.kind !== "istio") {
-    problems.push({
-      path: cfg("mesh.dataplane"),
-      problem: `is set, but mesh.kind is "${config.mesh.kind}"; the data plane choice is Istio's`,
-      fix: 'remove platform:mesh.dataplane, or set platform:mesh.kind to "istio"',
-    });
-  }
   const t = input.mesh?.tracing;
   if (t && (t.serviceAccount === undefined) !== (t.namespace === undefined)) {
     problems.push({
       path: cfg(`mesh.tracing.${t.serviceAccount === undefined ? "serviceAccount" : "namespace"}`),
       problem: "is missing; the collector's mesh identity is its service account and namespace together",
       fix: "set both platform:mesh.tracing.serviceAccount and platform:mesh.tracing.namespace, or neither",
-    });
-  }
-  if (input.mesh?.istio !== undefined && config.mesh.kind !== "istio") {
-    problems.push({
-      path: cfg("mesh.istio"),
-      problem: `is set, but mesh.kind is "${config.mesh.kind}"`,
-      fix: 'remove platform:mesh.istio, or set platform:mesh.kind to "istio"',
-    });
-  }
-  const revisions = config.mesh.istio.revisions ?? [];
-  const names = revisions.map((r) => r.name);
-  if (new Set(names).size !== names.length) {
-    problems.push({
-      path: cfg("mesh.istio.revisions"),
-      problem: `names a revision twice (${names.join(", ")})`,
-      fix: "give each revision its own name",
-    });
-  }
-  if (input.mesh?.istio?.defaultRevision !== undefined && !names.includes(input.mesh.istio.defaultRevision)) {
-    problems.push({
-      path: cfg("mesh.istio.defaultRevision"),
-      problem: `${showValue(input.mesh.istio.defaultRevision)} is not one of mesh.istio.revisions`,
-      allowed: names.join(", ") || "none: list mesh.istio.revisions first",
-      fix: "name one of the revisions",
-    });
-  }
-  for (const key of ["previousTrustAnchor", "tracing"] as const) {
-    if (input.mesh?.[key] !== undefined && config.mesh.kind !== "linkerd") {
-      problems.push({
-        path: cfg(`mesh.${key}`),
-        problem: `is set, but mesh.kind is "${config.mesh.kind}"; it configures Linkerd`,
-        fix: `remove platform:mesh.${key}`,
-      });
-    }
-  }
-  for (const key of ["nativeSidecars", "highAvailability", "dashboard"] as const) {
-    if (input.mesh?.[key] !== undefined && config.mesh.kind === "none") {
-      problems.push({
-        path: cfg(`mesh.${key}`),
-        problem: 'is set, but mesh.kind is "none"',
-        fix: `remove platform:mesh.${key}, or choose a mesh`,
-      });
-    }
-  }
-  if (config.mesh.dashboard && config.mesh.kind === "linkerd") {
-    const b = config.monitoring.backend;
-    if (
-      b === "none" ||
-      b === "managed-prometheus" ||
-      (b === "existing-prometheus" && !config.monitoring.prometheusUrl)
-    ) {
-      problems.push({
-        path: cfg("mesh.dashboard"),
-        problem: `is true, but linkerd-viz needs a Prometheus query URL and monitoring.backend "${b}" gives none`,
-        allowed: 'monitoring.backend "prometheus", or "existing-prometheus" with monitoring.prometheusUrl',
-        fix: 'set platform:monitoring.backend to "prometheus", set platform:monitoring.prometheusUrl, or remove platform:mesh.dashboard',
-      });
-    }
-  }
-  if (input.mesh?.cni !== undefined && config.mesh.kind === "none") {
-    problems.push({
-      path: cfg("mesh.cni"),
-      problem: 'is set, but mesh.kind is "none"',
-      fix: "remove platform:mesh.cni",
-    });
-  }
-  if (config.mesh.kind === "istio" && config.mesh.dataplane === "ambient" && input.mesh?.cni === false) {
-    problems.push({
-      path: cfg("mesh.cni"),
-      problem: "is false, but Istio ambient redirects traffic only through istio-cni",
-      fix: "remove platform:mesh.cni, or use the sidecar data plane",
     });
   }
   return problems;
@@ -386,16 +284,6 @@ function crdRules(input: EnvironmentInput, config: PlatformConfig): ConfigProble
       problem:
         "is set, but the platform does not install the Gateway API here (GKE owns it, or it is pre-installed)",
       fix: "remove platform:crds.gatewayApiBundleFile",
-    });
-  }
-  if (
-    config.monitoring.meshDashboards &&
-    (config.monitoring.backend !== "prometheus" || config.mesh.kind !== "linkerd")
-  ) {
-    problems.push({
-      path: cfg("monitoring.meshDashboards"),
-      problem: `is true, but the dashboards go into the platform's Grafana (monitoring.backend "prometheus") for Linkerd; here the backend is "${config.monitoring.backend}" and the mesh "${config.mesh.kind}"`,
-      fix: 'set platform:monitoring.backend to "prometheus" with mesh.kind "linkerd", or remove platform:monitoring.meshDashboards',
     });
   }
   if (config.crds.prometheusOperator === "platform" && config.monitoring.backend !== "prometheus") {

@@ -1,15 +1,14 @@
 import { z } from "zod";
-import { resolveConfig, type PlatformConfig } from "./defaults";
 import { ConfigError, nearest, showValue, type ConfigProblem } from "./errors";
-import { checkRules } from "./rules";
-import { environmentInputSchema } from "./schema";
+import { environmentInputSchema, type EnvironmentInput } from "./schema";
 
 /**
- * Validates a raw environment (as assembled from Pulumi config), applies the tier's defaults and the
- * cross-field rules. Throws one `ConfigError` listing every problem; returns a complete config.
+ * Checks a raw environment (as assembled from Pulumi config) against the schema. Throws one
+ * `ConfigError` listing every problem. The whole check, defaults and rules included, is the plan's
+ * `resolvePlan` (lib/plan).
  * @param source where the config came from, for the message (e.g. `stacks/Pulumi.dev.yaml`)
  */
-export function parseEnvironment(raw: unknown, stack: string, source?: string): PlatformConfig {
+export function parseInput(raw: unknown, source?: string): EnvironmentInput {
   const parsed = environmentInputSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     throw new ConfigError(
@@ -17,10 +16,7 @@ export function parseEnvironment(raw: unknown, stack: string, source?: string): 
       source,
     );
   }
-  const config = resolveConfig(parsed.data, stack);
-  const problems = checkRules(parsed.data, config);
-  if (problems.length > 0) throw new ConfigError(problems, source);
-  return config;
+  return parsed.data;
 }
 
 /** `["mesh", "kind"]` → `platform:mesh.kind`; `["gcp", "region"]` → `gcp:region` (the provider's key). */

@@ -1,5 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
-import type { PlatformConfig } from "../config";
+import { ConfigError, type ConfigProblem, type PlatformConfig } from "../config";
 import type { ChartName } from "../versions";
 
 /** CRD families the platform knows, each by the API groups its CRDs serve. */
@@ -32,15 +31,33 @@ export type CrdOwner =
 /** The owner of every family the environment needs; a family that is absent is not needed. */
 export type CrdOwners = Readonly<Partial<Record<CrdFamily, CrdOwner>>>;
 
-/** Two owners for one family: the render stops and names both. */
-export class CrdOwnershipError extends pulumi.RunError {
-  constructor(family: CrdFamily, first: string, second: string, fix: string) {
-    super(
+/** Two owners for one family: a config problem naming both, before anything is deployed. */
+function twoOwners(
+  path: string,
+  family: CrdFamily,
+  first: string,
+  second: string,
+  fix: string,
+): ConfigProblem {
+  return {
+    path,
+    problem:
       `${crdFamilies[family].title} CRDs (${crdFamilies[family].groups.join(", ")}) would have two owners: ${first} and ${second}. ` +
-        `Two owners means one of them deletes or downgrades the other's CRDs, and every object in them. Fix: ${fix}`,
-    );
-    this.name = "CrdOwnershipError";
-  }
+      "Two owners means one of them deletes or downgrades the other's CRDs, and every object in them",
+    fix,
+  };
+}
+
+/** What CRD ownership needs to know of the environment's mesh (lib/meshes `Mesh`). */
+export interface MeshCrdClaims {
+  /** Families the mesh's charts own. */
+  readonly crdOwners: readonly {
+    readonly family: CrdFamily;
+    readonly chart: ChartName;
+    readonly reason: string;
+  }[];
+  /** Mesh identity is issued by cert-manager. */
+  readonly needsCertManager: boolean;
 }
 
 export function describeOwner(owner: CrdOwner): string {
@@ -56,8 +73,15 @@ export function describeOwner(owner: CrdOwner): string {
   }
 }
 
-/** Decides one owner per family from the environment. Throws CrdOwnershipError on a conflict. */
-export function crdOwners(config: PlatformConfig): CrdOwners {
+/**
+ * Decides one owner per family from the environment and its mesh; a family two would own is a problem
+ * (every problem is returned, none thrown).
+ */
+export function crdOwnership(
+  config: PlatformConfig,
+  mesh: MeshCrdClaims,
+): { owners: CrdOwners; problems: ConfigProblem[] } {
+  const problems: ConfigProblem[] = [];
   const owners: Partial<Record<CrdFamily, CrdOwner>> = {
     // GKE installs BackendConfig, FrontendConfig, the Gateway policies and PodMonitoring itself.
     gke: { kind: "gke", reason: "installed with every GKE cluster" },
@@ -66,11 +90,14 @@ export function crdOwners(config: PlatformConfig): CrdOwners {
   const declaredGateway = config.crds.gatewayApi;
   if (config.cluster.gatewayApi === "standard") {
     if (declaredGateway) {
-      throw new CrdOwnershipError(
-        "gatewayApi",
-        "GKE (platform:cluster.gatewayApi is standard)",
-        `${declaredGateway === "platform" ? "the platform's bundle" : "a pre-installed copy"} (platform:crds.gatewayApi is ${declaredGateway})`,
-        'remove platform:crds.gatewayApi while GKE owns the Gateway API, or set platform:cluster.gatewayApi to "disabled"',
+      problems.push(
+        twoOwners(
+          "platform:crds.gatewayApi",
+          "gatewayApi",
+          "GKE (platform:cluster.gatewayApi is standard)",
+          `${declaredGateway === "platform" ? "the platform's bundle" : "a pre-installed copy"} (platform:crds.gatewayApi is ${declaredGateway})`,
+          'remove platform:crds.gatewayApi while GKE owns the Gateway API, or set platform:cluster.gatewayApi to "disabled"',
+        ),
       );
     }
     owners.gatewayApi = { kind: "gke", reason: "platform:cluster.gatewayApi is standard" };
@@ -81,39 +108,31 @@ export function crdOwners(config: PlatformConfig): CrdOwners {
     owners.gatewayApi = { kind: "platform", reason: "platform:cluster.gatewayApi is disabled" };
   }
 
-  if (needsCertManager(config)) {
+  if (needsCertManager(config, mesh)) {
     owners.certManager = {
       kind: "chart",
       chart: "certManager",
-      reason:
-        config.mesh.kind !== "none"
-          ? "mesh identity is issued by cert-manager"
-          : "ingress certificates come from cert-manager",
+      reason: mesh.needsCertManager
+        ? "mesh identity is issued by cert-manager"
+        : "ingress certificates come from cert-manager",
     };
   }
   if (config.ingress.kind === "traefik") {
     owners.traefik = { kind: "chart", chart: "traefik", reason: "platform:ingress.kind is traefik" };
   }
-  if (config.mesh.kind === "linkerd") {
-    owners.trustManager = {
-      kind: "chart",
-      chart: "trustManager",
-      reason: "distributes Linkerd's trust anchor",
-    };
-    owners.linkerd = { kind: "chart", chart: "linkerdCrds", reason: "platform:mesh.kind is linkerd" };
-  }
-  if (config.mesh.kind === "istio") {
-    owners.istio = { kind: "chart", chart: "istioBase", reason: "platform:mesh.kind is istio" };
-  }
+  for (const o of mesh.crdOwners) owners[o.family] = { kind: "chart", chart: o.chart, reason: o.reason };
 
   const declaredPrometheus = config.crds.prometheusOperator;
   if (config.monitoring.backend === "prometheus") {
     if (declaredPrometheus === "pre-installed") {
-      throw new CrdOwnershipError(
-        "prometheusOperator",
-        "the kube-prometheus-stack chart (platform:monitoring.backend is prometheus)",
-        "a pre-installed copy (platform:crds.prometheusOperator is pre-installed)",
-        'set platform:monitoring.backend to "existing-prometheus" to use the Prometheus already there, or remove platform:crds.prometheusOperator',
+      problems.push(
+        twoOwners(
+          "platform:crds.prometheusOperator",
+          "prometheusOperator",
+          "the kube-prometheus-stack chart (platform:monitoring.backend is prometheus)",
+          "a pre-installed copy (platform:crds.prometheusOperator is pre-installed)",
+          'set platform:monitoring.backend to "existing-prometheus" to use the Prometheus already there, or remove platform:crds.prometheusOperator',
+        ),
       );
     }
     owners.prometheusOperator = {
@@ -124,15 +143,13 @@ export function crdOwners(config: PlatformConfig): CrdOwners {
   } else if (config.monitoring.backend === "existing-prometheus" || declaredPrometheus === "pre-installed") {
     owners.prometheusOperator = { kind: "pre-installed", reason: "an existing Prometheus Operator" };
   }
-  return owners;
+  return { owners, problems };
 }
 
 /** cert-manager issues mesh identity, and certificates for hosts served by Traefik or ingress-nginx. */
-export function needsCertManager(config: PlatformConfig): boolean {
+export function needsCertManager(config: Pick<PlatformConfig, "ingress">, mesh: MeshCrdClaims): boolean {
   return (
-    config.mesh.kind !== "none" ||
-    config.ingress.kind === "traefik" ||
-    config.ingress.kind === "ingress-nginx"
+    mesh.needsCertManager || config.ingress.kind === "traefik" || config.ingress.kind === "ingress-nginx"
   );
 }
 
@@ -212,19 +229,30 @@ export interface ReleaseClaim {
 /**
  * Every family a release would install must be owned by that release's chart. A chart that would
  * install CRDs someone else owns (say linkerd-crds installing HTTPRoute while GKE owns the Gateway
- * API) stops the render before anything is deployed.
+ * API) is a problem before anything is deployed.
  */
-export function checkCrdClaims(owners: CrdOwners, releases: readonly ReleaseClaim[]): void {
+export function crdClaimProblems(owners: CrdOwners, releases: readonly ReleaseClaim[]): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
   for (const r of releases) {
     for (const family of crdClaims(r.chart, r.values)) {
       const owner = owners[family];
       if (owner && owner.kind === "chart" && owner.chart === r.chart) continue;
-      throw new CrdOwnershipError(
-        family,
-        owner ? describeOwner(owner) : "nobody (the environment does not need them)",
-        `Helm release ${r.release} (its values would install them)`,
-        `leave the ${r.chart} chart's CRD values to the platform (lib/crds derives them)`,
+      problems.push(
+        twoOwners(
+          `platform:overrides.charts.${r.release}`,
+          family,
+          owner ? describeOwner(owner) : "nobody (the environment does not need them)",
+          `Helm release ${r.release} (its values would install them)`,
+          `leave the ${r.chart} chart's CRD values to the platform (lib/crds derives them)`,
+        ),
       );
     }
   }
+  return problems;
+}
+
+/** `crdClaimProblems`, thrown as one ConfigError. */
+export function checkCrdClaims(owners: CrdOwners, releases: readonly ReleaseClaim[]): void {
+  const problems = crdClaimProblems(owners, releases);
+  if (problems.length > 0) throw new ConfigError(problems);
 }

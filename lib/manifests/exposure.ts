@@ -13,7 +13,6 @@ import {
   middleware,
   serversTransport,
 } from "./ingressResources";
-import type { MeshSettings } from "./namespaces";
 
 /** The same ways of exposing an app that the environment config names (config ExposurePath). */
 type ExposurePath = "gke-gateway" | "traefik" | "ingress-nginx" | "gce-ingress";
@@ -36,9 +35,18 @@ export interface Exposure {
   readonly methods?: readonly string[];
 }
 
+/** How an in-cluster ingress controller's requests reach an app, as the environment's mesh needs them. */
+export interface IngressBackend {
+  /** Send to the Service's cluster IP, so the controller's mesh proxy (not the controller) balances. */
+  readonly serviceClusterIp: boolean;
+  /** Rewrite the Host header to the Service's cluster name, by which the mesh recognises the destination. */
+  readonly serviceHostHeader: boolean;
+}
+
 /** What the exposure objects refer to outside the app's namespace. */
 export interface ExposureContext {
-  readonly mesh: MeshSettings;
+  /** How Traefik and ingress-nginx send to the app (the mesh's `ingressBackend`). */
+  readonly backend: IngressBackend;
   /** The shared GKE Gateway and its HTTPS listener. */
   readonly gateway: { readonly name: string; readonly namespace: string };
   readonly drainingTimeoutSeconds: number;
@@ -212,7 +220,7 @@ function traefikObjects(scope: Construct, e: Exposure, edge: ExposureContext): v
     });
     middlewares.push({ name: `${e.name}-strip-prefix` });
   }
-  if (edge.mesh.kind === "istio") {
+  if (edge.backend.serviceHostHeader) {
     middleware(scope, "service-host", {
       metadata: meta(e, `${e.name}-service-host`),
       spec: { headers: { customRequestHeaders: { Host: serviceHost(e) } } },
@@ -233,7 +241,7 @@ function traefikObjects(scope: Construct, e: Exposure, edge: ExposureContext): v
           match: `Host(\`${e.host}\`) && PathPrefix(\`${e.path}\`)${methods}`,
           kind: "Rule",
           services: [
-            { name: e.name, port: e.port, nativeLB: edge.mesh.kind !== "none", serversTransport: e.name },
+            { name: e.name, port: e.port, nativeLB: edge.backend.serviceClusterIp, serversTransport: e.name },
           ],
           ...(middlewares.length > 0 ? { middlewares } : {}),
         },
@@ -251,8 +259,10 @@ function nginxObjects(scope: Construct, e: Exposure, edge: ExposureContext): voi
     "nginx.ingress.kubernetes.io/service-upstream": "true",
     "nginx.ingress.kubernetes.io/proxy-read-timeout": String(e.timeoutSeconds),
     "nginx.ingress.kubernetes.io/proxy-send-timeout": String(e.timeoutSeconds),
-    // Istio identifies the destination by Host; NGINX would send the client's.
-    ...(edge.mesh.kind === "istio" ? { "nginx.ingress.kubernetes.io/upstream-vhost": serviceHost(e) } : {}),
+    // The mesh identifies the destination by Host (Istio); NGINX would send the client's.
+    ...(edge.backend.serviceHostHeader
+      ? { "nginx.ingress.kubernetes.io/upstream-vhost": serviceHost(e) }
+      : {}),
     ...(strip
       ? {
           "nginx.ingress.kubernetes.io/use-regex": "true",

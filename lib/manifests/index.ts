@@ -1,6 +1,4 @@
 export * from "./customResources";
-export * from "./linkerdIdentity";
-export * from "./linkerdMonitors";
 export * from "./meshWorkloads";
 export * from "./namespaces";
 export * from "./exposure";
@@ -8,6 +6,5 @@ export * from "./ingressResources";
 export * from "./sharedGateway";
 export * from "./acmeIssuer";
 export * from "./appWorkload";
-export * from "./istio";
 export * from "./meshPolicy";
 export * from "./paths";

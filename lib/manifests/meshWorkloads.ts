@@ -1,31 +1,3 @@
-import type { MeshSettings } from "./namespaces";
-
-/**
- * Pod metadata for a Job or CronJob in a meshed namespace, so it finishes. With native sidecars
- * Kubernetes stops the proxy when the app exits; without them the proxy would keep the pod running
- * forever, so the Job's pods are taken out of the mesh instead. Istio's webhook selects on the
- * `sidecar.istio.io/inject` label (its objectSelector), so the opt-out is a label there.
- */
-export function jobPodMetadata(mesh: MeshSettings): {
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-} {
-  switch (mesh.kind) {
-    case "linkerd":
-      return mesh.nativeSidecars
-        ? { labels: {}, annotations: { "config.linkerd.io/proxy-enable-native-sidecar": "true" } }
-        : { labels: {}, annotations: { "linkerd.io/inject": "disabled" } };
-    case "istio":
-      if (mesh.dataplane === "ambient") return { labels: {}, annotations: {} }; // no sidecar to outlive the Job
-      // ENABLE_NATIVE_SIDECARS defaults to "auto" (every node's kubelet >= 1.33); per pod it is forced.
-      return mesh.nativeSidecars
-        ? { labels: {}, annotations: { "sidecar.istio.io/nativeSidecar": "true" } }
-        : { labels: { "sidecar.istio.io/inject": "false" }, annotations: {} };
-    case "none":
-      return { labels: {}, annotations: {} };
-  }
-}
-
 /** A Kubernetes object as synthesized, enough to find pod specs. */
 export interface ObjectLike {
   readonly kind?: unknown;

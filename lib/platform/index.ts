@@ -1,3 +1,3 @@
 export * from "./platform";
-export * from "./overrides";
+export * from "./app";
 export * from "./ingress";

@@ -1,15 +1,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import {
-  IngressNginx,
-  Traefik,
-  certManagerNamespace,
-  deployChart,
-  newChart,
-  type CertManager,
-} from "../addons";
-import type { App, PlatformConfig } from "../config";
-import type { ChartContext } from "../addons";
+import { IngressNginx, Traefik, certManagerNamespace } from "../addons";
+import type { PlatformConfig } from "../config";
+import { deployChart, newChart, type CertManagerRef } from "../deploy";
 import type { Edge, EdgeArgs } from "../gcp";
 import {
   AcmeIssuer,
@@ -20,17 +13,19 @@ import {
   type ExposureContext,
   type Exposure,
 } from "../manifests";
+import type { Plan } from "../plan";
 
 export const gatewayNamespace = "gateway";
 export const sharedGatewayName = "shared";
 export const acmeIssuerName = "letsencrypt";
 
 export interface IngressArgs {
-  readonly config: PlatformConfig;
-  readonly charts: ChartContext;
+  /** The resolved environment: its ingress, its apps' exposures and its mesh. */
+  readonly plan: Plan;
+  /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
   /** cert-manager, when Traefik or ingress-nginx serve TLS. */
-  readonly certManager?: CertManager;
+  readonly certManager?: CertManagerRef;
   /** Google's side of the edge, built in stage 1 (edgeArgs). */
   readonly edge?: Edge;
   /** The mesh's injector, which the in-cluster controller waits for. */
@@ -39,16 +34,15 @@ export interface IngressArgs {
   readonly namespaces: ReadonlyMap<string, pulumi.Resource>;
 }
 
-/** An app's exposure intent as the exposure API takes it. */
-export function exposureOf(app: App): Exposure | undefined {
-  if (!app.expose) return undefined;
-  return { name: app.name, namespace: app.namespace, port: app.port, ...app.expose };
+function exposuresOf(plan: Plan): Exposure[] {
+  return plan.apps.flatMap((a) => (a.exposure ? [a.exposure] : []));
 }
 
 /** What Google's edge needs for this environment, or nothing when no app uses it. */
-export function edgeArgs(config: PlatformConfig, subnetId?: pulumi.Input<string>): EdgeArgs | undefined {
+export function edgeArgs(plan: Plan, subnetId?: pulumi.Input<string>): EdgeArgs | undefined {
+  const config = plan.config;
   const ing = config.ingress;
-  const exposures = config.apps.map(exposureOf).filter((e): e is Exposure => e !== undefined);
+  const exposures = exposuresOf(plan);
   const gatewayApps = exposures.filter((e) => e.via.includes("gke-gateway"));
   const gceApps = exposures.filter((e) => e.via.includes("gce-ingress"));
   const dns01 = ing.acme?.solver === "dns01";
@@ -92,10 +86,11 @@ export class Ingress extends pulumi.ComponentResource {
 
   constructor(name: string, args: IngressArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:platform:Ingress", name, {}, opts);
-    const { config, provider } = args;
+    const { plan, provider } = args;
+    const config = plan.config;
     const ing = config.ingress;
     const base = { provider, parent: this };
-    const exposures = config.apps.map(exposureOf).filter((e): e is Exposure => e !== undefined);
+    const exposures = exposuresOf(plan);
     const gatewayApps = exposures.filter((e) => e.via.includes("gke-gateway"));
 
     this.edge = args.edge;
@@ -105,10 +100,10 @@ export class Ingress extends pulumi.ComponentResource {
     const cm = args.certManager;
     if ((ing.kind === "traefik" || ing.kind === "ingress-nginx") && cm) {
       const controllerArgs = {
-        mesh: config.mesh,
-        charts: args.charts,
+        mesh: plan.mesh,
+        charts: plan.charts,
         provider,
-        certManager: cm.certManager,
+        certManager: cm,
         acmeHttp01: ing.acme?.solver === "http01",
         injector: args.injector,
       };
@@ -150,7 +145,7 @@ export class Ingress extends pulumi.ComponentResource {
     let gatewayObjects: pulumi.Resource[] = [];
     if (gatewayApps.length > 0 && this.edge?.gatewaySslPolicy) {
       const chart = newChart("gateway");
-      new PlatformNamespace(chart, "namespace", { name: gatewayNamespace, mesh: config.mesh });
+      new PlatformNamespace(chart, "namespace", { name: gatewayNamespace });
       new SharedGateway(chart, "gateway", {
         name: sharedGatewayName,
         namespace: gatewayNamespace,
@@ -167,7 +162,7 @@ export class Ingress extends pulumi.ComponentResource {
 
     // Stage 5: each app's routes (its Service is the app's own). An app waits only for what its exposure uses.
     const edge: ExposureContext = {
-      mesh: config.mesh,
+      backend: plan.mesh.ingressBackend,
       gateway: { name: sharedGatewayName, namespace: gatewayNamespace },
       drainingTimeoutSeconds: ing.drainingTimeoutSeconds,
       acmeIssuer: ing.acme ? acmeIssuerName : undefined,

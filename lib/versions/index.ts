@@ -3,3 +3,4 @@ export * from "./gke";
 export * from "./linkerd";
 export * from "./istio";
 export * from "./valuesKeys";
+export * from "./ingress";

@@ -1,10 +1,5 @@
-import {
-  ConfigError,
-  configWarnings,
-  environmentFromConfig,
-  nearest,
-  parseEnvironment,
-} from "../../lib/config";
+import { ConfigError, configWarnings, environmentFromConfig, nearest } from "../../lib/config";
+import { parseEnvironment } from "../../lib/plan";
 import { config, input, problems } from "../helpers";
 
 function messageOf(raw: Record<string, unknown>): string {

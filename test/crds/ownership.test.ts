@@ -1,9 +1,12 @@
-import { CrdOwnershipError, checkCrdClaims, crdClaims, crdOwners, crdValues } from "../../lib/crds";
-import { config } from "../helpers";
+import { ConfigError } from "../../lib/config";
+import { checkCrdClaims, crdClaims, crdValues } from "../../lib/crds";
+import { plan } from "../helpers";
+
+const ownersOf = (env: Record<string, unknown>) => plan(env).crdOwners;
 
 describe("one owner per CRD family", () => {
   test("GKE owns the Gateway API by default; charts own their own families", () => {
-    const owners = crdOwners(config({ mesh: { kind: "linkerd" }, monitoring: { backend: "prometheus" } }));
+    const owners = ownersOf({ mesh: { kind: "linkerd" }, monitoring: { backend: "prometheus" } });
     expect(owners.gatewayApi).toMatchObject({ kind: "gke" });
     expect(owners.linkerd).toMatchObject({ kind: "chart", chart: "linkerdCrds" });
     expect(owners.certManager).toMatchObject({ kind: "chart", chart: "certManager" });
@@ -14,26 +17,24 @@ describe("one owner per CRD family", () => {
 
   test("with GKE's channel disabled the platform owns the bundle, or a declared pre-installed copy does", () => {
     const bundle = { cluster: { gatewayApi: "disabled" }, ingress: { kind: "traefik" } };
-    expect(
-      crdOwners(config({ ...bundle, crds: { gatewayApiBundleFile: "/x.yaml" } })).gatewayApi,
-    ).toMatchObject({ kind: "platform" });
-    expect(crdOwners(config({ ...bundle, crds: { gatewayApi: "pre-installed" } })).gatewayApi).toMatchObject({
+    expect(ownersOf({ ...bundle, crds: { gatewayApiBundleFile: "/x.yaml" } }).gatewayApi).toMatchObject({
+      kind: "platform",
+    });
+    expect(ownersOf({ ...bundle, crds: { gatewayApi: "pre-installed" } }).gatewayApi).toMatchObject({
       kind: "pre-installed",
     });
   });
 
   test("a second owner for the Gateway API fails, naming both", () => {
-    expect(() => crdOwners(config({ crds: { gatewayApi: "pre-installed" } }))).toThrow(CrdOwnershipError);
-    expect(() => crdOwners(config({ crds: { gatewayApi: "pre-installed" } }))).toThrow(
+    expect(() => ownersOf({ crds: { gatewayApi: "pre-installed" } })).toThrow(ConfigError);
+    expect(() => ownersOf({ crds: { gatewayApi: "pre-installed" } })).toThrow(
       "Gateway API CRDs (gateway.networking.k8s.io) would have two owners: GKE (platform:cluster.gatewayApi is standard) and a pre-installed copy (platform:crds.gatewayApi is pre-installed)",
     );
   });
 
   test("a second owner for the Prometheus Operator CRDs fails, naming both", () => {
     expect(() =>
-      crdOwners(
-        config({ monitoring: { backend: "prometheus" }, crds: { prometheusOperator: "pre-installed" } }),
-      ),
+      ownersOf({ monitoring: { backend: "prometheus" }, crds: { prometheusOperator: "pre-installed" } }),
     ).toThrow(
       /Prometheus Operator CRDs .* two owners: the kube-prometheus-stack chart .* and a pre-installed copy/,
     );
@@ -41,7 +42,7 @@ describe("one owner per CRD family", () => {
 });
 
 describe("chart CRD flags come from ownership", () => {
-  const owners = crdOwners(config({ mesh: { kind: "linkerd" }, monitoring: { backend: "prometheus" } }));
+  const owners = ownersOf({ mesh: { kind: "linkerd" }, monitoring: { backend: "prometheus" } });
 
   test("linkerd-crds never installs Gateway API CRDs: all four flags false, for every chart version", () => {
     expect(crdValues("linkerdCrds", owners)).toEqual({
@@ -60,13 +61,13 @@ describe("chart CRD flags come from ownership", () => {
   });
 
   test("a chart whose family is pre-installed does not install it", () => {
-    const pre = crdOwners(config({ monitoring: { backend: "existing-prometheus" } }));
+    const pre = ownersOf({ monitoring: { backend: "existing-prometheus" } });
     expect(crdValues("kubePrometheusStack", pre)).toEqual({ crds: { enabled: false } });
   });
 });
 
 describe("final values are checked against ownership", () => {
-  const owners = crdOwners(config({ mesh: { kind: "linkerd" } }));
+  const owners = ownersOf({ mesh: { kind: "linkerd" } });
 
   test.each([
     [{ enableHttpRoutes: true }],
@@ -90,7 +91,7 @@ describe("final values are checked against ownership", () => {
   });
 
   test("kube-prometheus-stack installing CRDs the environment does not need is refused", () => {
-    const managed = crdOwners(config({ monitoring: { backend: "managed-prometheus" } }));
+    const managed = ownersOf({ monitoring: { backend: "managed-prometheus" } });
     expect(() =>
       checkCrdClaims(managed, [
         { release: "kube-prometheus-stack", chart: "kubePrometheusStack", values: {} },

@@ -1,16 +1,16 @@
 import { Chart, Testing } from "cdk8s";
+import { PlatformNamespace, meshWarnings } from "../../lib/manifests";
 import {
   LinkerdIssuer,
   LinkerdMonitors,
   LinkerdNamespace,
   LinkerdTrustAnchor,
-  PlatformNamespace,
   controllerPortRegex,
-  jobPodMetadata,
-  meshWarnings,
+  meshOf,
   proxyRelabelings,
+  type Mesh,
   type MeshSettings,
-} from "../../lib/manifests";
+} from "../../lib/meshes";
 import { linkerdFacts } from "../../lib/versions";
 import * as YAML from "yaml";
 import { crdSchema, readReference, referenceDir, skipReason, unknownFields } from "../upstream/reference";
@@ -58,6 +58,16 @@ type Obj = {
 };
 
 const linkerd: MeshSettings = { kind: "linkerd", cni: false, nativeSidecars: true, dataplane: "sidecar" };
+
+/** An app namespace enrolled in a mesh, as the Platform makes it. */
+function enrolled(c: Chart, name: string, mesh: Mesh): PlatformNamespace {
+  return new PlatformNamespace(c, name, {
+    name,
+    podSecurity: mesh.meshedPodSecurity,
+    labels: mesh.namespaceEnrolment.labels,
+    annotations: mesh.namespaceEnrolment.annotations,
+  });
+}
 
 function synth(build: (chart: Chart) => void): Obj[] {
   const chart = Testing.chart();
@@ -160,9 +170,7 @@ describe("namespaces", () => {
   });
 
   test("a meshed app namespace: injection, proxy await, native sidecars, Pod Security for the init container", () => {
-    const [ns] = synth(
-      (c) => new PlatformNamespace(c, "shop", { name: "shop", mesh: linkerd, meshed: true }),
-    );
+    const [ns] = synth((c) => enrolled(c, "shop", meshOf(linkerd)));
     expect(ns.metadata.annotations).toEqual({
       "linkerd.io/inject": "enabled",
       "config.linkerd.io/proxy-await": "enabled",
@@ -173,28 +181,19 @@ describe("namespaces", () => {
   });
 
   test("with linkerd-cni a meshed namespace enforces restricted; unmeshed namespaces always do", () => {
-    const [cni] = synth(
-      (c) => new PlatformNamespace(c, "a", { name: "a", mesh: { ...linkerd, cni: true }, meshed: true }),
-    );
+    const [cni] = synth((c) => enrolled(c, "a", meshOf({ ...linkerd, cni: true })));
     expect(cni.metadata.labels?.["pod-security.kubernetes.io/enforce"]).toBe("restricted");
-    const [plain] = synth((c) => new PlatformNamespace(c, "b", { name: "b", mesh: linkerd }));
+    const [plain] = synth((c) => new PlatformNamespace(c, "b", { name: "b" }));
     expect(plain.metadata.labels?.["pod-security.kubernetes.io/enforce"]).toBe("restricted");
     expect(plain.metadata.annotations).toBeUndefined();
   });
 
   test("Istio: istio-injection for sidecars, never together with istio.io/rev; dataplane-mode for ambient", () => {
-    const [sidecar] = synth(
-      (c) => new PlatformNamespace(c, "a", { name: "a", mesh: { ...linkerd, kind: "istio" }, meshed: true }),
-    );
+    const [sidecar] = synth((c) => enrolled(c, "a", meshOf({ ...linkerd, kind: "istio" })));
     expect(sidecar.metadata.labels).toMatchObject({ "istio-injection": "enabled" });
     expect(sidecar.metadata.labels).not.toHaveProperty(["istio.io/rev"]);
-    const [ambient] = synth(
-      (c) =>
-        new PlatformNamespace(c, "b", {
-          name: "b",
-          mesh: { ...linkerd, kind: "istio", cni: true, dataplane: "ambient" },
-          meshed: true,
-        }),
+    const [ambient] = synth((c) =>
+      enrolled(c, "b", meshOf({ ...linkerd, kind: "istio", cni: true, dataplane: "ambient" })),
     );
     expect(ambient.metadata.labels).toMatchObject({ "istio.io/dataplane-mode": "ambient" });
     expect(ambient.metadata.labels).not.toHaveProperty(["istio-injection"]);
@@ -203,18 +202,18 @@ describe("namespaces", () => {
 
 describe("Jobs in meshed namespaces finish", () => {
   test("with native sidecars the Job keeps its proxy, run as a native sidecar", () => {
-    expect(jobPodMetadata(linkerd)).toEqual({
+    expect(meshOf(linkerd).jobPodMetadata).toEqual({
       labels: {},
       annotations: { "config.linkerd.io/proxy-enable-native-sidecar": "true" },
     });
   });
 
   test("without native sidecars the Job is taken out of the mesh, never injected with a proxy that outlives it", () => {
-    expect(jobPodMetadata({ ...linkerd, nativeSidecars: false })).toEqual({
+    expect(meshOf({ ...linkerd, nativeSidecars: false }).jobPodMetadata).toEqual({
       labels: {},
       annotations: { "linkerd.io/inject": "disabled" },
     });
-    expect(jobPodMetadata({ ...linkerd, kind: "istio", nativeSidecars: false })).toEqual({
+    expect(meshOf({ ...linkerd, kind: "istio", nativeSidecars: false }).jobPodMetadata).toEqual({
       labels: { "sidecar.istio.io/inject": "false" },
       annotations: {},
     });

@@ -1,18 +1,16 @@
 import fc from "fast-check";
 import { Chart, Testing } from "cdk8s";
-import {
-  AppAccess,
-  DenyByDefault,
-  FaultInjector,
-  MeshRoutes,
-  anyNetwork,
-  denyByDefaultAnnotations,
-  linkerdRoutes,
-  pathMatch,
-  type AccessGrant,
-  type MeshRouteSpec,
-  type PolicyMesh,
-} from "../../lib/manifests";
+import { MeshRoutes, anyNetwork, pathMatch, type AccessGrant, type MeshRouteSpec } from "../../lib/manifests";
+import { linkerdRoutes, meshOf, type MeshPolicy } from "../../lib/meshes";
+
+type PolicyMesh = "linkerd" | "istio";
+
+/** The mesh's policy compiler, as the App component and Platform use it. */
+function policyOf(mesh: PolicyMesh): MeshPolicy {
+  const policy = meshOf({ kind: mesh }).policy;
+  if (!policy) throw new Error(`${mesh} has no policy`);
+  return policy;
+}
 import { crdSchema, referenceDir, skipReason, unknownFields } from "../upstream/reference";
 
 type Obj = {
@@ -46,7 +44,7 @@ function routes(mesh: PolicyMesh, specs: MeshRouteSpec[]): Obj[] {
   return synth(
     (c) =>
       new MeshRoutes(c, "r", {
-        mesh,
+        retryAnnotations: (r) => policyOf(mesh).retryAnnotations(r),
         namespace: "booksapp",
         service: "books",
         port: 7002,
@@ -75,16 +73,14 @@ const authorsGrants: AccessGrant[] = [
 ];
 
 function access(mesh: PolicyMesh, grants: AccessGrant[] = authorsGrants): Obj[] {
-  return synth(
-    (c) =>
-      new AppAccess(c, "a", {
-        mesh,
-        name: "authors",
-        namespace: "booksapp",
-        podSelector: { "app.kubernetes.io/name": "authors" },
-        port: 7001,
-        grants,
-      }),
+  return synth((c) =>
+    policyOf(mesh).access(c, "a", {
+      name: "authors",
+      namespace: "booksapp",
+      podSelector: { "app.kubernetes.io/name": "authors" },
+      port: 7001,
+      grants,
+    }),
   );
 }
 
@@ -394,10 +390,10 @@ describe("Istio authorization: one ALLOW AuthorizationPolicy", () => {
 
 describe("deny by default", () => {
   test("Linkerd: the namespace annotation, and the proxies' admin port stays open to probes and scrapes", () => {
-    expect(denyByDefaultAnnotations("linkerd")).toEqual({
+    expect(policyOf("linkerd").denyByDefaultAnnotations).toEqual({
       "config.linkerd.io/default-inbound-policy": "deny",
     });
-    const objects = synth((c) => new DenyByDefault(c, "d", { mesh: "linkerd", namespace: "shop" }));
+    const objects = synth((c) => policyOf("linkerd").denyByDefault(c, "d", { namespace: "shop" }));
     expect(get(objects, "Server", "linkerd-proxy-admin").spec).toEqual({
       accessPolicy: "deny",
       podSelector: { matchLabels: {} },
@@ -413,8 +409,8 @@ describe("deny by default", () => {
   });
 
   test("Istio: an ALLOW-nothing policy, an AuthorizationPolicy with an empty spec", () => {
-    expect(denyByDefaultAnnotations("istio")).toEqual({});
-    expect(synth((c) => new DenyByDefault(c, "d", { mesh: "istio", namespace: "shop" }))).toEqual([
+    expect(policyOf("istio").denyByDefaultAnnotations).toEqual({});
+    expect(synth((c) => policyOf("istio").denyByDefault(c, "d", { namespace: "shop" }))).toEqual([
       {
         apiVersion: "security.istio.io/v1",
         kind: "AuthorizationPolicy",
@@ -429,7 +425,7 @@ describe("the fault injector", () => {
   test.each(["linkerd", "istio"] as const)(
     "%s: answers every request with the status, as a restricted pod",
     (mesh) => {
-      const objects = synth((c) => new FaultInjector(c, "f", { mesh, namespace: "shop", status: 503 }));
+      const objects = synth((c) => policyOf(mesh).faultInjector(c, "f", { namespace: "shop", status: 503 }));
       expect(get(objects, "ConfigMap", "fault-503").data?.["nginx.conf"]).toContain(
         "server { listen 8080; location / { return 503; } }",
       );
@@ -501,8 +497,8 @@ describeUpstream(
     const everything = [
       ...access("linkerd"),
       ...access("istio"),
-      ...synth((c) => new DenyByDefault(c, "d", { mesh: "linkerd", namespace: "shop" })),
-      ...synth((c) => new FaultInjector(c, "f", { mesh: "istio", namespace: "shop", status: 500 })),
+      ...synth((c) => policyOf("linkerd").denyByDefault(c, "d", { namespace: "shop" })),
+      ...synth((c) => policyOf("istio").faultInjector(c, "f", { namespace: "shop", status: 500 })),
       ...routes("linkerd", [
         route({
           name: "all",

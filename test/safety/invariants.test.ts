@@ -1,5 +1,4 @@
 import * as k8s from "@pulumi/kubernetes";
-import { jobPodMetadata } from "../../lib/manifests";
 import { Platform } from "../../lib/platform";
 import type { RenderResult } from "../../lib/render";
 import {
@@ -57,7 +56,7 @@ function only(views: readonly ResourceView[]): { invariant: InvariantName; resou
 /** A user's Jobs in a meshed namespace: one with the platform's pod metadata, and the same without it. */
 function withJobs(platform: Platform): void {
   for (const [name, meta] of [
-    ["migrate", jobPodMetadata(platform.config.mesh)],
+    ["migrate", platform.plan.mesh.jobPodMetadata],
     ["plain", undefined],
   ] as const) {
     new k8s.batch.v1.Job(

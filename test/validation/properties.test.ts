@@ -1,5 +1,6 @@
 import fc from "fast-check";
-import { ConfigError, parseEnvironment } from "../../lib/config";
+import { ConfigError } from "../../lib/config";
+import { parseEnvironment } from "../../lib/plan";
 import { Platform } from "../../lib/platform";
 import { kubernetesObjects } from "../../lib/render";
 import { checkInvariants, viewsOf } from "../../lib/safety";

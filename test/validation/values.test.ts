@@ -1,5 +1,5 @@
 import * as fs from "fs";
-import { checkValueKeys } from "../../lib/addons";
+import { checkValueKeys } from "../../lib/deploy";
 import { ConfigError } from "../../lib/config";
 import { Platform } from "../../lib/platform";
 import { charts, unknownValuePaths, valuesKeysOf, type ChartName } from "../../lib/versions";

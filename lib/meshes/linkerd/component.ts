@@ -1,49 +1,61 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { PlatformConfig } from "../config";
-import type { ChartContext } from "./helmRelease";
 import {
-  LinkerdIssuer,
-  LinkerdMonitors,
-  LinkerdNamespace,
-  LinkerdTrustAnchor,
-  PlatformNamespace,
-  meshedPodSecurity,
-  type MeshSettings,
-} from "../manifests";
-import { deployChart, newChart, objectKey } from "./cdk8sBridge";
-import type { CertManager } from "./certManager";
-import { deepMerge, pinnedRelease, type Values } from "./helmRelease";
+  deepMerge,
+  deployChart,
+  newChart,
+  objectKey,
+  pinnedRelease,
+  standaloneCharts,
+  type CertManagerRef,
+  type ChartContext,
+  type MonitoringRef,
+  type Values,
+} from "../../deploy";
+import { PlatformNamespace } from "../../manifests";
+import { LinkerdIssuer, LinkerdTrustAnchor } from "./identity";
+import { LinkerdMonitors } from "./monitors";
+import { LinkerdNamespace } from "./namespace";
+import { linkerdCniNamespace, linkerdNamespace, linkerdPodSecurity, linkerdVizNamespace } from "./index";
 
-export const linkerdNamespace = "linkerd";
-export const linkerdVizNamespace = "linkerd-viz";
-export const linkerdCniNamespace = "linkerd-cni";
-
-/** The mesh options Linkerd reads, as the environment config resolves them. */
-type LinkerdOptions = Pick<
-  PlatformConfig["mesh"],
-  "highAvailability" | "dashboard" | "previousTrustAnchor" | "tracing"
->;
-
-export interface LinkerdArgs extends LinkerdOptions {
-  readonly mesh: MeshSettings;
-  readonly prometheusUrl?: string;
-  readonly charts: ChartContext;
-  readonly certManager: CertManager;
-  readonly provider: k8s.Provider;
-  /** The Gateway API CRDs when the platform installs them; Linkerd's policy controller needs them first. */
-  readonly gatewayApiCrds?: readonly pulumi.Resource[];
-  /** Where the control plane's and proxies' metrics go; absent for no monitoring. */
-  readonly monitoring?: {
-    readonly backend: "prometheus-operator" | "managed-prometheus";
-    readonly selectorLabels: Record<string, string>;
-    /** The owner of the PodMonitor CRD, when the platform installs it. */
-    readonly crdOwner?: pulumi.Resource;
+export interface LinkerdArgs {
+  /** Redirect traffic with linkerd-cni instead of a privileged init container. @default false */
+  readonly cni?: boolean;
+  /** Run proxies as native sidecars, so meshed Jobs finish. @default true */
+  readonly nativeSidecars?: boolean;
+  /** The replica, spreading and disruption part of Linkerd's values-ha.yaml, and a failing injector webhook. @default false */
+  readonly highAvailability?: boolean;
+  /** Install linkerd-viz, reading metrics from `prometheusUrl`. @default false */
+  readonly dashboard?: boolean;
+  /** Trust the previous trust anchor too, during an anchor rotation (docs/linkerd.md). @default false */
+  readonly previousTrustAnchor?: boolean;
+  /** Export traces from every proxy to an OpenTelemetry collector. @default no tracing */
+  readonly tracing?: {
+    /** The collector's address, host:port. */
+    readonly collectorEndpoint: string;
+    /** The collector's service account, its mesh identity. */
+    readonly serviceAccount?: string;
+    /** The collector's namespace. */
+    readonly namespace?: string;
   };
+  /** The Prometheus linkerd-viz queries. @default none (required with `dashboard`) */
+  readonly prometheusUrl?: string;
+  /** CRD owners and the user's chart overrides. @default Linkerd's charts own Linkerd's and trust-manager's CRDs; GKE the Gateway API */
+  readonly charts?: ChartContext;
+  /** cert-manager with trust-manager: the trust anchor and issuer come from it. */
+  readonly certManager: CertManagerRef;
+  /** The cluster's Kubernetes provider. */
+  readonly provider: k8s.Provider;
+  /** The Gateway API CRDs when the platform installs them; Linkerd's policy controller needs them first. @default none (GKE serves them) */
+  readonly gatewayApiCrds?: readonly pulumi.Resource[];
+  /** Where the control plane's and proxies' metrics go. @default no monitors */
+  readonly monitoring?: MonitoringRef;
 }
 
 /** linkerd-control-plane values for cert-manager-issued identity, plus HA and tracing when asked. */
-export function controlPlaneValues(args: Pick<LinkerdArgs, "mesh" | "highAvailability" | "tracing">): Values {
+export function controlPlaneValues(
+  args: Pick<LinkerdArgs, "cni" | "nativeSidecars" | "highAvailability" | "tracing">,
+): Values {
   const t = args.tracing;
   return deepMerge(
     {
@@ -54,8 +66,8 @@ export function controlPlaneValues(args: Pick<LinkerdArgs, "mesh" | "highAvailab
         issuer: { scheme: "kubernetes.io/tls" },
       },
       // Native sidecars: Kubernetes stops the proxy when a Job's app exits, so Jobs finish (2.20 default; explicit here).
-      proxy: { nativeSidecar: args.mesh.nativeSidecars },
-      cniEnabled: args.mesh.cni,
+      proxy: { nativeSidecar: args.nativeSidecars ?? true },
+      cniEnabled: args.cni ?? false,
     },
     args.highAvailability
       ? {
@@ -101,6 +113,8 @@ export function controlPlaneValues(args: Pick<LinkerdArgs, "mesh" | "highAvailab
  */
 export class Linkerd extends pulumi.ComponentResource {
   readonly namespace = linkerdNamespace;
+  /** What meshed pods wait for: the control plane with its proxy injector. */
+  readonly injector: k8s.helm.v3.Release;
   readonly crds: k8s.helm.v3.Release;
   readonly controlPlane: k8s.helm.v3.Release;
   readonly viz?: k8s.helm.v3.Release;
@@ -108,6 +122,8 @@ export class Linkerd extends pulumi.ComponentResource {
   constructor(name: string, args: LinkerdArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:addons:Linkerd", name, {}, opts);
     const base = { provider: args.provider, parent: this };
+    const charts = args.charts ?? standaloneCharts({ linkerd: "linkerdCrds", trustManager: "trustManager" });
+    const cni = args.cni ?? false;
     const cm = args.certManager;
     if (!cm.trustManager)
       throw new Error("Linkerd needs trust-manager: create CertManager with trustManager: true");
@@ -115,14 +131,13 @@ export class Linkerd extends pulumi.ComponentResource {
     // Stage 2: namespaces and CRDs.
     // The linkerd namespace holds the retained linkerd-crds release, so it is retained with it.
     const controlPlaneNs = newChart("linkerd-namespace");
-    new LinkerdNamespace(controlPlaneNs, "linkerd", { name: linkerdNamespace, cni: args.mesh.cni });
+    new LinkerdNamespace(controlPlaneNs, "linkerd", { name: linkerdNamespace, cni });
     const retained = deployChart(`${name}-ns`, controlPlaneNs, { ...base, retainOnDelete: true });
     const nsChart = newChart("linkerd-namespaces");
-    if (args.mesh.cni) {
+    if (cni) {
       // The CNI DaemonSet writes to the node (hostPath, hostNetwork), so its namespace is privileged and unmeshed.
       new PlatformNamespace(nsChart, "cni", {
         name: linkerdCniNamespace,
-        mesh: args.mesh,
         podSecurity: "privileged",
         labels: { "config.linkerd.io/admission-webhooks": "disabled" },
         annotations: { "linkerd.io/inject": "disabled" },
@@ -131,8 +146,7 @@ export class Linkerd extends pulumi.ComponentResource {
     if (args.dashboard) {
       new PlatformNamespace(nsChart, "viz", {
         name: linkerdVizNamespace,
-        mesh: args.mesh,
-        podSecurity: meshedPodSecurity(args.mesh),
+        podSecurity: linkerdPodSecurity(cni),
         labels: { "linkerd.io/extension": "viz" },
       });
     }
@@ -146,11 +160,11 @@ export class Linkerd extends pulumi.ComponentResource {
       name: "linkerd-crds",
       namespace: linkerdNamespace,
       values: {},
-      charts: args.charts,
+      charts,
       dependsOn: [ns(linkerdNamespace), ...(args.gatewayApiCrds ?? [])],
     });
 
-    const cni = args.mesh.cni
+    const cniRelease = cni
       ? pinnedRelease({
           ...base,
           chart: "linkerdCni",
@@ -159,7 +173,7 @@ export class Linkerd extends pulumi.ComponentResource {
           // GKE's Container-Optimized OS keeps CNI binaries in /home/kubernetes/bin, not /opt/cni/bin
           // (linkerd2 #2174); the chart's default would install a plugin the kubelet never runs.
           values: { destCNIBinDir: "/home/kubernetes/bin", destCNINetDir: "/etc/cni/net.d" },
-          charts: args.charts,
+          charts,
           dependsOn: [ns(linkerdCniNamespace)],
         })
       : undefined;
@@ -189,8 +203,8 @@ export class Linkerd extends pulumi.ComponentResource {
       name: "linkerd-control-plane",
       namespace: linkerdNamespace,
       values: controlPlaneValues(args),
-      charts: args.charts,
-      dependsOn: [this.crds, ...issuer.values(), ...(cni ? [cni] : [])],
+      charts,
+      dependsOn: [this.crds, ...issuer.values(), ...(cniRelease ? [cniRelease] : [])],
     });
 
     if (args.dashboard) {
@@ -207,10 +221,12 @@ export class Linkerd extends pulumi.ComponentResource {
           // The platform creates the namespace with its labels; no Job needs to patch them.
           createNamespaceMetadataJob: false,
         },
-        charts: args.charts,
+        charts,
         dependsOn: [this.controlPlane, ns(linkerdVizNamespace)],
       });
     }
+
+    this.injector = this.controlPlane;
 
     if (args.monitoring) {
       const monitorChart = newChart("linkerd-monitors");

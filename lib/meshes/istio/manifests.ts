@@ -1,5 +1,5 @@
 import { Construct } from "constructs";
-import { istioFacts } from "../versions";
+import { istioFacts } from "../../versions";
 import {
   Certificate,
   ClusterPodMonitoring,
@@ -11,7 +11,7 @@ import {
   waitForAnnotation,
   type MtlsMode,
   type RelabelConfig,
-} from "./customResources";
+} from "../../manifests";
 
 export const istioCaName = "istio-ca";
 

@@ -1,8 +1,16 @@
 import * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
-import { checkCrdClaims, crdClaims, crdFamilies, crdValues, type CrdOwners } from "../crds";
+import {
+  checkCrdClaims,
+  crdClaims,
+  crdFamilies,
+  crdValues,
+  type CrdFamily,
+  type CrdOwner,
+  type CrdOwners,
+} from "../crds";
 import type { ChartName as PinnedChart } from "../versions";
-import { ConfigError, nearest } from "../config";
+import { ConfigError, nearest, type ConfigProblem } from "../config";
 import { charts, siblingKeys, unknownValuePaths, type ChartName } from "../versions";
 
 /** Plain JSON values for a chart. */
@@ -20,6 +28,21 @@ export interface ChartContext {
   readonly owners: CrdOwners;
   /** By release name. */
   readonly overrides: Readonly<Record<string, ChartOverride>>;
+}
+
+/**
+ * The chart context of a component used on its own, without a plan: each chart owns the CRD families
+ * named here, GKE owns the Gateway API (its standard channel) and its own CRDs, and nothing is overridden.
+ */
+export function standaloneCharts(owned: Readonly<Partial<Record<CrdFamily, PinnedChart>>>): ChartContext {
+  const owners: Partial<Record<CrdFamily, CrdOwner>> = {
+    gke: { kind: "gke", reason: "installed with every GKE cluster" },
+    gatewayApi: { kind: "gke", reason: "GKE serves the Gateway API on its standard channel" },
+  };
+  for (const [family, chart] of Object.entries(owned) as [CrdFamily, PinnedChart][]) {
+    owners[family] = { kind: "chart", chart, reason: "installed by this component" };
+  }
+  return { owners, overrides: {} };
 }
 
 /**
@@ -105,9 +128,43 @@ export function pinnedRelease(args: PinnedReleaseArgs): k8s.helm.v3.Release {
 }
 
 /**
- * Fails on a value the pinned chart does not have: Helm would ignore it without a word, and the
- * setting would silently not apply. A user's override gets a config error naming its key.
+ * Values the pinned chart does not have: Helm would ignore them without a word, and the setting would
+ * silently not apply. Those a user's override sets are config problems naming the key; those the
+ * platform sets itself are defects.
  */
+export function valueKeyProblems(
+  chart: ChartName,
+  version: string,
+  release: string,
+  values: Values,
+  override: ChartOverride | undefined,
+): { user: ConfigProblem[]; platform: string[] } {
+  const unknown = unknownValuePaths(chart, version, values) ?? [];
+  const pin = charts[chart];
+  const fromUser = unknown.filter((keys) => hasPath(override?.values ?? {}, keys));
+  const platform = unknown.filter((keys) => !hasPath(override?.values ?? {}, keys)).map((k) => k.join("."));
+  const user = fromUser.map((keys) => {
+    const p = keys.join(".");
+    const leaf = keys[keys.length - 1];
+    const parent = keys.slice(0, -1).join(".");
+    const siblings = siblingKeys(chart, keys);
+    const guess = nearest(leaf, siblings);
+    return {
+      path: `platform:overrides.charts.${release}.values.${p}`,
+      problem: `${pin.chart} ${version} has no value ${p}; Helm would ignore it and the setting would not apply`,
+      allowed:
+        siblings.length > 0
+          ? `${parent ? `keys under ${parent}` : "top-level keys"}: ${siblings.slice(0, 12).join(", ")}${siblings.length > 12 ? ", ..." : ""}`
+          : undefined,
+      fix: guess
+        ? `did you mean ${parent ? `${parent}.` : ""}${guess}? Use the key as the chart's values.yaml spells it (${pin.source})`
+        : `use a key from the chart's values.yaml (${pin.source})`,
+    };
+  });
+  return { user, platform };
+}
+
+/** `valueKeyProblems`, thrown: a user's key as a ConfigError, the platform's own as a defect. */
 export function checkValueKeys(
   chart: ChartName,
   version: string,
@@ -115,35 +172,13 @@ export function checkValueKeys(
   values: Values,
   override: ChartOverride | undefined,
 ): void {
-  const unknown = unknownValuePaths(chart, version, values);
-  if (!unknown || unknown.length === 0) return;
-  const pin = charts[chart];
-  const fromUser = unknown.filter((keys) => hasPath(override?.values ?? {}, keys));
-  if (fromUser.length < unknown.length) {
+  const { user, platform } = valueKeyProblems(chart, version, release, values, override);
+  if (platform.length > 0) {
     throw new Error(
-      `The platform sets ${unknown.map((k) => k.join(".")).join(", ")} on ${pin.chart} ${version}, which the chart does not have (${pin.source}). This is a defect in the platform; please report it.`,
+      `The platform sets ${platform.join(", ")} on ${charts[chart].chart} ${version}, which the chart does not have (${charts[chart].source}). This is a defect in the platform; please report it.`,
     );
   }
-  throw new ConfigError(
-    fromUser.map((keys) => {
-      const p = keys.join(".");
-      const leaf = keys[keys.length - 1];
-      const parent = keys.slice(0, -1).join(".");
-      const siblings = siblingKeys(chart, keys);
-      const guess = nearest(leaf, siblings);
-      return {
-        path: `platform:overrides.charts.${release}.values.${p}`,
-        problem: `${pin.chart} ${version} has no value ${p}; Helm would ignore it and the setting would not apply`,
-        allowed:
-          siblings.length > 0
-            ? `${parent ? `keys under ${parent}` : "top-level keys"}: ${siblings.slice(0, 12).join(", ")}${siblings.length > 12 ? ", ..." : ""}`
-            : undefined,
-        fix: guess
-          ? `did you mean ${parent ? `${parent}.` : ""}${guess}? Use the key as the chart's values.yaml spells it (${pin.source})`
-          : `use a key from the chart's values.yaml (${pin.source})`,
-      };
-    }),
-  );
+  if (user.length > 0) throw new ConfigError(user);
 }
 
 function hasPath(values: Values, keys: readonly string[]): boolean {

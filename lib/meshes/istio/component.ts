@@ -1,53 +1,57 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { PlatformConfig } from "../config";
 import {
-  IstioCa,
-  IstioMonitors,
-  MeshMtls,
-  PlatformNamespace,
-  istioCaName,
-  istioTrustDomain,
-  type MeshSettings,
-} from "../manifests";
-import { istioFacts, istioVersions } from "../versions";
-import { deployChart, newChart } from "./cdk8sBridge";
-import type { CertManager } from "./certManager";
-import { deepMerge, pinnedRelease, type ChartContext, type Values } from "./helmRelease";
-
-export const istioNamespace = "istio-system";
-/** Named so the chart's Service is cert-manager-istio-csr, the address istiod and ztunnel are given. */
-export const istioCsrRelease = "cert-manager-istio-csr";
-
-type IstioOptions = PlatformConfig["mesh"]["istio"];
+  deepMerge,
+  deployChart,
+  newChart,
+  pinnedRelease,
+  standaloneCharts,
+  type CertManagerRef,
+  type ChartContext,
+  type MonitoringRef,
+  type Values,
+} from "../../deploy";
+import { PlatformNamespace } from "../../manifests";
+import { istioFacts, type istioVersions } from "../../versions";
+import { istioCsrRelease, istioNamespace, istiodReleases } from "./index";
+import { IstioCa, IstioMonitors, MeshMtls, istioCaName, istioTrustDomain } from "./manifests";
 
 export interface IstioArgs {
-  readonly mesh: MeshSettings;
-  readonly istio: IstioOptions;
-  readonly highAvailability: boolean;
-  readonly charts: ChartContext;
-  readonly certManager: CertManager;
+  /** Sidecar proxies, or the ambient data plane (ztunnel). @default "sidecar" */
+  readonly dataplane?: "sidecar" | "ambient";
+  /** Redirect traffic with istio-cni instead of a privileged init container. @default true with ambient, else false */
+  readonly cni?: boolean;
+  /** Run sidecars as native sidecars, so meshed Jobs finish. @default true */
+  readonly nativeSidecars?: boolean;
+  /** istiod revisions (two during a canary upgrade). @default one istiod without a revision */
+  readonly revisions?: readonly { readonly name: string; readonly version: (typeof istioVersions)[number] }[];
+  /** The revision that injects app namespaces and that the base chart's webhook follows. @default none */
+  readonly defaultRevision?: string;
+  /** The mesh-wide mTLS mode. @default "STRICT" */
+  readonly mtls?: "STRICT" | "PERMISSIVE";
+  /** Two istiods and two istio-csr replicas at least. @default false */
+  readonly highAvailability?: boolean;
+  /** CRD owners and the user's chart overrides. @default the base chart owns Istio's CRDs; GKE the Gateway API */
+  readonly charts?: ChartContext;
+  /** cert-manager: the CA and istio-csr's certificates come from it. */
+  readonly certManager: CertManagerRef;
+  /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
-  readonly monitoring?: {
-    readonly backend: "prometheus-operator" | "managed-prometheus";
-    readonly selectorLabels: Record<string, string>;
-    readonly crdOwner?: pulumi.Resource;
-  };
+  /** Where istiod's and the proxies' metrics go. @default no monitors */
+  readonly monitoring?: MonitoringRef;
 }
 
-/** The istiod releases: one unrevisioned, or one per revision (two during a canary upgrade). */
-export function istiodReleases(
-  istio: IstioOptions,
-): { release: string; revision?: string; version: string }[] {
-  return istio.revisions
-    ? istio.revisions.map((r) => ({ release: `istiod-${r.name}`, revision: r.name, version: r.version }))
-    : [{ release: "istiod", version: istioVersions[0] }];
-}
+/** The data-plane choices istiod, istio-csr and the CNI read. */
+type DataPlane = Pick<IstioArgs, "dataplane" | "cni" | "nativeSidecars">;
+const usesCni = (a: DataPlane): boolean => a.cni ?? a.dataplane === "ambient";
 
 const gke = { global: { platform: "gke" } };
 
 /** istiod values: identity from istio-csr, GKE platform, Gateway API on, native sidecars, HA in prod. */
-export function istiodValues(args: Pick<IstioArgs, "mesh" | "highAvailability">, revision?: string): Values {
+export function istiodValues(
+  args: DataPlane & Pick<IstioArgs, "highAvailability">,
+  revision?: string,
+): Values {
   return deepMerge(
     {
       // GKE's platform profile (files/profile-platform-gke.yaml).
@@ -58,21 +62,23 @@ export function istiodValues(args: Pick<IstioArgs, "mesh" | "highAvailability">,
         // GKE serves the Gateway API CRDs; istiod implements HTTPRoute for the mesh (the default, explicit here).
         PILOT_ENABLE_GATEWAY_API: "true",
         // "auto" would wait for every kubelet to be 1.33+; forced, so meshed Jobs finish (or forced off, and Jobs are not injected).
-        ENABLE_NATIVE_SIDECARS: args.mesh.nativeSidecars ? "true" : "false",
+        ENABLE_NATIVE_SIDECARS: (args.nativeSidecars ?? true) ? "true" : "false",
       },
     },
     revision ? { revision } : {},
     // With istio-cni, injected pods get istio-validation instead of istio-init (no NET_ADMIN), which
     // is what lets meshed namespaces enforce baseline (values.yaml cni.enabled).
-    args.mesh.cni || args.mesh.dataplane === "ambient" ? { cni: { enabled: true } } : {},
-    args.mesh.dataplane === "ambient" ? { profile: "ambient" } : {},
+    usesCni(args) ? { cni: { enabled: true } } : {},
+    args.dataplane === "ambient" ? { profile: "ambient" } : {},
     // Two istiods at least: injection and config survive a node loss.
     args.highAvailability ? { autoscaleMin: 2, replicaCount: 2 } : {},
   );
 }
 
 /** istio-csr values: sign with the platform's istio-ca Issuer, for every istiod revision. */
-export function istioCsrValues(args: Pick<IstioArgs, "mesh" | "istio" | "highAvailability">): Values {
+export function istioCsrValues(
+  args: Pick<IstioArgs, "dataplane" | "revisions" | "highAvailability">,
+): Values {
   return {
     // Every workload certificate comes from istio-csr: in prod, never from a single pod.
     ...(args.highAvailability ? { replicaCount: 2 } : {}),
@@ -86,10 +92,10 @@ export function istioCsrValues(args: Pick<IstioArgs, "mesh" | "istio" | "highAva
         // istiod's default global.multiCluster.clusterName.
         clusterID: "Kubernetes",
         // ztunnel asks for certificates on behalf of the pods on its node (istio-csr values.yaml).
-        ...(args.mesh.dataplane === "ambient" ? { caTrustedNodeAccounts: `${istioNamespace}/ztunnel` } : {}),
+        ...(args.dataplane === "ambient" ? { caTrustedNodeAccounts: `${istioNamespace}/ztunnel` } : {}),
       },
       istio: {
-        revisions: (args.istio.revisions ?? [{ name: "default" }]).map((r) => r.name),
+        revisions: (args.revisions ?? [{ name: "default" }]).map((r) => r.name),
         namespace: istioNamespace,
       },
     },
@@ -106,19 +112,21 @@ export class Istio extends pulumi.ComponentResource {
   readonly namespace = istioNamespace;
   readonly base: k8s.helm.v3.Release;
   readonly istiod: readonly k8s.helm.v3.Release[];
+  /** The release that owns Istio's CRDs: objects of Istio's kinds wait for it. */
+  readonly crds: k8s.helm.v3.Release;
   /** The istiod that injects app namespaces. */
   readonly injector: k8s.helm.v3.Release;
 
   constructor(name: string, args: IstioArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:addons:Istio", name, {}, opts);
-    const base = { provider: args.provider, parent: this, charts: args.charts };
-    const ambient = args.mesh.dataplane === "ambient";
-    const cni = args.mesh.cni || ambient;
+    const charts = args.charts ?? standaloneCharts({ istio: "istioBase" });
+    const base = { provider: args.provider, parent: this, charts };
+    const ambient = args.dataplane === "ambient";
+    const cni = usesCni(args);
 
     const nsChart = newChart("istio-system");
     new PlatformNamespace(nsChart, "namespace", {
       name: istioNamespace,
-      mesh: args.mesh,
       // istio-cni and ztunnel are privileged node agents; istiod alone fits baseline (it sets no seccomp profile).
       podSecurity: cni ? "privileged" : "baseline",
     });
@@ -149,7 +157,7 @@ export class Istio extends pulumi.ComponentResource {
       name: "istio-base",
       namespace: istioNamespace,
       // The revision the validating webhook and unlabelled defaults follow.
-      values: args.istio.defaultRevision ? { defaultRevision: args.istio.defaultRevision } : {},
+      values: args.defaultRevision ? { defaultRevision: args.defaultRevision } : {},
       dependsOn: ns,
     });
 
@@ -171,7 +179,7 @@ export class Istio extends pulumi.ComponentResource {
         })
       : undefined;
 
-    this.istiod = istiodReleases(args.istio).map((r) =>
+    this.istiod = istiodReleases(args).map((r) =>
       pinnedRelease({
         ...base,
         chart: "istiod",
@@ -185,9 +193,10 @@ export class Istio extends pulumi.ComponentResource {
     );
     const injectorIndex = Math.max(
       0,
-      (args.istio.revisions ?? []).findIndex((r) => r.name === args.istio.defaultRevision),
+      (args.revisions ?? []).findIndex((r) => r.name === args.defaultRevision),
     );
     this.injector = this.istiod[injectorIndex];
+    this.crds = this.base;
 
     if (ambient) {
       pinnedRelease({
@@ -199,14 +208,14 @@ export class Istio extends pulumi.ComponentResource {
           // Certificates for the pods on each node come from istio-csr too.
           caAddress: istioFacts.csrAddress,
           profile: "ambient",
-          ...(args.istio.defaultRevision ? { revision: args.istio.defaultRevision } : {}),
+          ...(args.defaultRevision ? { revision: args.defaultRevision } : {}),
         }),
         dependsOn: [this.injector, ...(cniRelease ? [cniRelease] : [])],
       });
     }
 
     const policy = newChart("istio-mtls");
-    new MeshMtls(policy, "mtls", { namespace: istioNamespace, mode: args.istio.mtls });
+    new MeshMtls(policy, "mtls", { namespace: istioNamespace, mode: args.mtls ?? "STRICT" });
     deployChart(`${name}-mtls`, policy, { ...base, dependsOn: [this.base, ...ns] });
 
     if (args.monitoring) {

@@ -1,6 +1,13 @@
-import { gatewayApi } from "../versions";
-import { isGuarded, probePathOf, type App, type PlatformConfig } from "./defaults";
-import { nearest, showValue, type ConfigProblem } from "./errors";
+import {
+  isGuarded,
+  nearest,
+  probePathOf,
+  showValue,
+  type App,
+  type ConfigProblem,
+  type PlatformConfig,
+} from "../config";
+import type { Mesh } from "../meshes";
 
 const cfg = (path: string): string => `platform:${path}`;
 
@@ -8,9 +15,9 @@ const cfg = (path: string): string => `platform:${path}`;
  * Rules for apps' mesh routes and authorization and for deny-by-default namespaces: everything they
  * name exists, the chosen mesh can do what they ask, and no rule shuts out the app's own probes.
  */
-export function meshTrafficRules(config: PlatformConfig): ConfigProblem[] {
+export function meshTrafficRules(config: PlatformConfig, mesh: Mesh): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  const lacking = meshLacks(config);
+  const lacking = meshLacks(mesh);
   config.apps.forEach((app, i) => {
     const at = `apps[${i}].mesh`;
     if (app.mesh.routes.length === 0 && !app.mesh.authorization) return;
@@ -19,7 +26,7 @@ export function meshTrafficRules(config: PlatformConfig): ConfigProblem[] {
       return;
     }
     const neighbours = config.apps.filter((a) => a.namespace === app.namespace);
-    problems.push(...routeRules(config, app, neighbours, at), ...authorizationRules(app, neighbours, at));
+    problems.push(...routeRules(mesh, app, neighbours, at), ...authorizationRules(app, neighbours, at));
   });
   if (!lacking) problems.push(...routeNameRules(config), ...guardedPathRules(config));
   const appNamespaces = [...new Set(config.apps.map((a) => a.namespace))].sort();
@@ -71,17 +78,16 @@ function routePathProblem(path: string): string | undefined {
 }
 
 /** Why the environment's mesh cannot enforce routes or authorization, if it cannot. */
-function meshLacks(config: PlatformConfig): { problem: string; fix: string } | undefined {
-  if (config.mesh.kind === "none") {
+function meshLacks(mesh: Mesh): { problem: string; fix: string } | undefined {
+  if (!mesh.policy) {
     return {
-      problem: 'mesh.kind is "none": routes and authorization are enforced by the mesh\'s proxies',
+      problem: `mesh.kind is "${mesh.kind}": routes and authorization are enforced by the mesh's proxies`,
       fix: 'set platform:mesh.kind to "linkerd" or "istio", or remove it',
     };
   }
-  if (config.mesh.kind === "istio" && config.mesh.dataplane === "ambient") {
+  if (mesh.policy.unsupported) {
     return {
-      problem:
-        'mesh.dataplane is "ambient": there, HTTP routes and per-request authorization run in waypoint proxies, which the platform does not deploy',
+      problem: mesh.policy.unsupported,
       fix: 'set platform:mesh.dataplane to "sidecar", or remove it',
     };
   }
@@ -110,12 +116,7 @@ function durationMs(value: string): number {
   return total;
 }
 
-function routeRules(
-  config: PlatformConfig,
-  app: App,
-  neighbours: readonly App[],
-  at: string,
-): ConfigProblem[] {
+function routeRules(mesh: Mesh, app: App, neighbours: readonly App[], at: string): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const names = neighbours.map((a) => a.name);
   app.mesh.routes.forEach((route, j) => {
@@ -143,11 +144,12 @@ function routeRules(
         fix: "give at least one backend a weight above 0",
       });
     }
-    if (route.retry && config.mesh.kind === "istio") {
+    const noRetries = mesh.policy?.retriesUnsupported;
+    if (route.retry && noRetries) {
       problems.push({
         path: cfg(`${r}.retry`),
-        problem: `is set, but Istio does not support retries on GKE's HTTPRoutes: it reads them only from the HTTPRoute "retry" field, which is in the Gateway API experimental channel, and the cluster serves the standard channel (${gatewayApi.version})`,
-        fix: "remove it; Istio's default retry policy (two retries of failed connections and 503s) still applies",
+        problem: `is set, but ${mesh.title} does not support retries on GKE's HTTPRoutes: ${noRetries.reason}`,
+        fix: noRetries.fix,
       });
     }
     const t = route.timeouts;

@@ -70,6 +70,8 @@ export interface DeployChartOptions {
   readonly namespaces?: ReadonlyMap<string, pulumi.Resource>;
   /** Retain on delete, for objects whose deletion loses data (CRDs). @default false */
   readonly retainOnDelete?: boolean;
+  /** Where the objects were before (another parent), so moving them replaces nothing. @default none */
+  readonly aliases?: readonly pulumi.Alias[];
 }
 
 /** The Pulumi resources of a deployed chart, by `kind/namespace/name`. */
@@ -101,6 +103,7 @@ export function deployChart(prefix: string, chart: Chart, opts: DeployChartOptio
       parent: opts.parent,
       dependsOn: [...(opts.dependsOn ?? []), ...(nsDep ? [nsDep] : [])],
       retainOnDelete: opts.retainOnDelete,
+      ...(opts.aliases ? { aliases: [...opts.aliases] } : {}),
     });
     if (o.kind === "Namespace") namespaces.set(o.metadata.name, resource);
     out.set(objectKey(o), resource);

@@ -1,6 +1,6 @@
 import { Construct } from "constructs";
-import { linkerdFacts } from "../versions";
-import { Bundle, Certificate, ClusterIssuer, waitForAnnotation } from "./customResources";
+import { linkerdFacts } from "../../versions";
+import { Bundle, Certificate, ClusterIssuer, waitForAnnotation } from "../../manifests";
 
 /** Names the identity objects share; Linkerd's chart and docs expect these. */
 export const linkerdIdentityNames = {

@@ -1,6 +1,6 @@
 import { Construct } from "constructs";
-import { linkerdFacts } from "../versions";
-import { ClusterPodMonitoring, PodMonitor, PodMonitoring, type RelabelConfig } from "./customResources";
+import { linkerdFacts } from "../../versions";
+import { ClusterPodMonitoring, PodMonitor, PodMonitoring, type RelabelConfig } from "../../manifests";
 
 export interface LinkerdMonitorsProps {
   /** Linkerd's control-plane namespace. */

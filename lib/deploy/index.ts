@@ -1,0 +1,3 @@
+export * from "./cdk8sBridge";
+export * from "./helmRelease";
+export * from "./refs";

@@ -1,0 +1,87 @@
+import type * as k8s from "@pulumi/kubernetes";
+import type * as pulumi from "@pulumi/pulumi";
+import type { CertManagerRef, ChartContext, MonitoringRef } from "../deploy";
+import { Istio } from "./istio/component";
+import { Linkerd } from "./linkerd/component";
+import type { Mesh, MeshKind } from "./mesh";
+
+export { Istio, istioCsrValues, istiodValues, type IstioArgs } from "./istio/component";
+export { Linkerd, controlPlaneValues, type LinkerdArgs } from "./linkerd/component";
+
+/** What the rest of the platform needs from an installed mesh. */
+export interface MeshControlPlane {
+  /** Ready once meshed pods can be admitted: app namespaces and meshed controllers wait for it. */
+  readonly injector: pulumi.Resource;
+  /** The release that owns the mesh's CRDs: objects of the mesh's kinds wait for it. */
+  readonly crds: pulumi.Resource;
+}
+
+/** What every mesh's control plane is installed with. */
+export interface MeshInstallArgs {
+  readonly mesh: Mesh;
+  readonly charts: ChartContext;
+  readonly certManager: CertManagerRef;
+  readonly provider: k8s.Provider;
+  readonly monitoring?: MonitoringRef;
+  /** The Gateway API CRDs when the platform installs them. */
+  readonly gatewayApiCrds?: readonly pulumi.Resource[];
+  /** The Prometheus the mesh's dashboard queries. */
+  readonly prometheusUrl?: string;
+}
+
+type Installer = (
+  name: string,
+  args: MeshInstallArgs,
+  opts: pulumi.ComponentResourceOptions,
+) => MeshControlPlane;
+
+/** Each mesh's component, made from the mesh's resolved settings: the one place a mesh is installed. */
+const installers: { readonly [K in MeshKind]: Installer | undefined } = {
+  linkerd: (name, a, opts) =>
+    new Linkerd(
+      name,
+      {
+        cni: a.mesh.config.cni,
+        nativeSidecars: a.mesh.config.nativeSidecars,
+        highAvailability: a.mesh.config.highAvailability,
+        dashboard: a.mesh.config.dashboard,
+        previousTrustAnchor: a.mesh.config.previousTrustAnchor,
+        tracing: a.mesh.config.tracing,
+        prometheusUrl: a.prometheusUrl,
+        charts: a.charts,
+        certManager: a.certManager,
+        provider: a.provider,
+        gatewayApiCrds: a.gatewayApiCrds,
+        monitoring: a.monitoring,
+      },
+      opts,
+    ),
+  istio: (name, a, opts) =>
+    new Istio(
+      name,
+      {
+        dataplane: a.mesh.config.dataplane,
+        cni: a.mesh.config.cni,
+        nativeSidecars: a.mesh.config.nativeSidecars,
+        revisions: a.mesh.config.istio.revisions,
+        defaultRevision: a.mesh.config.istio.defaultRevision,
+        mtls: a.mesh.config.istio.mtls,
+        highAvailability: a.mesh.config.highAvailability,
+        charts: a.charts,
+        certManager: a.certManager,
+        provider: a.provider,
+        monitoring: a.monitoring,
+      },
+      opts,
+    ),
+  none: undefined,
+};
+
+/** Installs the environment's mesh; nothing for no mesh. */
+export function installMesh(
+  name: string,
+  args: MeshInstallArgs,
+  opts: pulumi.ComponentResourceOptions,
+): MeshControlPlane | undefined {
+  return installers[args.mesh.kind]?.(name, args, opts);
+}

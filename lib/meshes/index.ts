@@ -1,0 +1,67 @@
+import type { ConfigProblem, EnvironmentInput } from "../config";
+import { istioMesh } from "./istio";
+import { linkerdMesh } from "./linkerd";
+import type { Mesh, MeshConfig, MeshKind } from "./mesh";
+import { noMesh } from "./none";
+
+export * from "./mesh";
+export * from "./linkerd";
+export * from "./istio";
+export { noMesh } from "./none";
+
+/** Every mesh the platform builds, by kind: the one place a mesh is chosen. */
+const implementations: { readonly [K in MeshKind]: (config: MeshConfig) => Mesh } = {
+  linkerd: linkerdMesh,
+  istio: istioMesh,
+  none: noMesh,
+};
+
+/** The environment's mesh. */
+export function meshFor(config: MeshConfig): Mesh {
+  return implementations[config.kind](config);
+}
+
+/** Mesh settings for building blocks used without an environment config. */
+export type MeshSettings = { readonly kind: MeshKind } & Partial<Omit<MeshConfig, "kind" | "istio">> & {
+    readonly istio?: Partial<MeshConfig["istio"]>;
+  };
+
+/**
+ * A mesh for building blocks used on their own (`Traefik`, `IngressNginx`, `App`): the settings given,
+ * and for the rest the defaults an environment config gets (docs/configuration.md).
+ */
+export function meshOf(settings: MeshSettings): Mesh {
+  const dataplane = settings.dataplane ?? "sidecar";
+  return meshFor({
+    kind: settings.kind,
+    dataplane,
+    cni: settings.cni ?? dataplane === "ambient",
+    nativeSidecars: settings.nativeSidecars ?? true,
+    highAvailability: settings.highAvailability ?? false,
+    dashboard: settings.dashboard ?? false,
+    previousTrustAnchor: settings.previousTrustAnchor ?? false,
+    denyByDefault: settings.denyByDefault ?? [],
+    tracing: settings.tracing,
+    istio: { mtls: "STRICT", loadBalancerTraffic: "permissive-ports", ...settings.istio },
+  });
+}
+
+/**
+ * Keys of `platform:mesh` that configure another mesh than the environment's: an error, never ignored.
+ */
+export function otherMeshKeyProblems(mesh: Mesh, input: EnvironmentInput): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const [kind, create] of Object.entries(implementations) as [MeshKind, (c: MeshConfig) => Mesh][]) {
+    const other = create({ ...mesh.config, kind });
+    if (other.kind === mesh.kind) continue;
+    for (const key of other.ownKeys) {
+      if (input.mesh?.[key] === undefined) continue;
+      problems.push({
+        path: `platform:mesh.${key}`,
+        problem: `is set, but mesh.kind is "${mesh.kind}"; it configures ${other.title}`,
+        fix: `remove platform:mesh.${key}, or set platform:mesh.kind to "${other.kind}"`,
+      });
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,91 @@
+import { ApiObject } from "cdk8s";
+import { Construct } from "constructs";
+import { FaultInjector, faultInjectorName, pathMatch } from "../../manifests";
+import { gatewayApi } from "../../versions";
+import type { AccessProps, MeshPolicy } from "../mesh";
+import { istioTrustDomain } from "./manifests";
+
+/** Istio's east-west policy: one ALLOW AuthorizationPolicy per app, whose rules Istio ORs itself. */
+
+const istioSecurityVersion = "security.istio.io/v1";
+
+/** Istio's form of a path match: exact, or a prefix with a trailing `*` (AuthorizationPolicy `paths`). */
+function istioPaths(path: string): string[] {
+  const m = pathMatch(path);
+  if (m.type === "Exact") return [m.value];
+  return m.value === "/" ? ["/*"] : [m.value, `${m.value}/*`];
+}
+
+function istioAccess(scope: Construct, props: AccessProps): void {
+  const trustDomain = istioTrustDomain;
+  new ApiObject(scope, "policy", {
+    apiVersion: istioSecurityVersion,
+    kind: "AuthorizationPolicy",
+    metadata: { name: props.name, namespace: props.namespace },
+    spec: {
+      selector: { matchLabels: props.podSelector },
+      action: "ALLOW",
+      rules: props.grants.map((g) => {
+        const principals = g.callers
+          .filter((c) => c.kind === "identity")
+          .map((c) => `${trustDomain}/ns/${c.namespace}/sa/${c.serviceAccount}`);
+        const ipBlocks = [...new Set(g.callers.flatMap((c) => (c.kind === "network" ? c.cidrs : [])))];
+        const from = [
+          ...(principals.length > 0 ? [{ source: { principals } }] : []),
+          ...(ipBlocks.length > 0 ? [{ source: { ipBlocks } }] : []),
+        ];
+        const operation = {
+          methods: g.methods,
+          paths: g.paths?.flatMap(istioPaths),
+        };
+        return {
+          from,
+          to: operation.methods || operation.paths ? [{ operation }] : undefined,
+        };
+      }),
+    },
+  });
+}
+
+/** Istio's policy for the sidecar data plane; ambient needs waypoints for HTTP rules. */
+export function istioPolicy(ambient: boolean): MeshPolicy {
+  return {
+    unsupported: ambient
+      ? 'mesh.dataplane is "ambient": there, HTTP routes and per-request authorization run in waypoint proxies, which the platform does not deploy'
+      : undefined,
+    retriesUnsupported: {
+      reason: `it reads them only from the HTTPRoute "retry" field, which is in the Gateway API experimental channel, and the cluster serves the standard channel (${gatewayApi.version})`,
+      fix: "remove it; Istio's default retry policy (two retries of failed connections and 503s) still applies",
+    },
+    retryAnnotations: () => {
+      throw new Error("retries are built for Linkerd only; the config rules refuse them on Istio");
+    },
+    access: (scope, id, props) => istioAccess(new Construct(scope, id), props),
+    denyByDefaultAnnotations: {},
+    // An ALLOW-nothing policy: an AuthorizationPolicy with an empty spec.
+    denyByDefault(scope, id, props) {
+      new ApiObject(scope, `${id}-allow-nothing`, {
+        apiVersion: istioSecurityVersion,
+        kind: "AuthorizationPolicy",
+        metadata: { name: "deny-by-default", namespace: props.namespace },
+        spec: {},
+      });
+    },
+    faultInjector(scope, id, props) {
+      const injector = new FaultInjector(scope, id, props);
+      const name = faultInjectorName(props.status);
+      const labels = { "app.kubernetes.io/name": name };
+      // Where the namespace denies by default, any meshed caller still reaches the injector.
+      new ApiObject(injector, "access", {
+        apiVersion: istioSecurityVersion,
+        kind: "AuthorizationPolicy",
+        metadata: { name, namespace: props.namespace, labels },
+        spec: {
+          selector: { matchLabels: labels },
+          action: "ALLOW",
+          rules: [{ from: [{ source: { principals: ["*"] } }] }],
+        },
+      });
+    },
+  };
+}

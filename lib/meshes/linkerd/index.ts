@@ -1,0 +1,105 @@
+import type { ConfigProblem, PlatformConfig } from "../../config";
+import type { PodSecurityLevel } from "../../manifests";
+import { charts, linkerdFacts } from "../../versions";
+import type { Mesh, MeshConfig, MeshRelease } from "../mesh";
+import { autopilotProxyProblems } from "../rules";
+import { linkerdPolicy } from "./policy";
+
+export { linkerdAccess, linkerdPolicy, linkerdRoutes } from "./policy";
+export { LinkerdNamespace } from "./namespace";
+export * from "./identity";
+export * from "./monitors";
+
+export const linkerdNamespace = "linkerd";
+export const linkerdVizNamespace = "linkerd-viz";
+export const linkerdCniNamespace = "linkerd-cni";
+
+/**
+ * The Pod Security level meshed pods need. Without its CNI, linkerd-init adds NET_ADMIN and NET_RAW,
+ * which `baseline` forbids; Linkerd's own chart enforces `restricted` only with its CNI
+ * (charts/linkerd-control-plane/templates/namespace.yaml).
+ */
+export function linkerdPodSecurity(cni: boolean): PodSecurityLevel {
+  return cni ? "restricted" : "privileged";
+}
+
+/** Linkerd from its edge-channel charts, identity from cert-manager and trust-manager. */
+export function linkerdMesh(config: MeshConfig): Mesh {
+  const meshedPodSecurity = linkerdPodSecurity(config.cni);
+  const releases: MeshRelease[] = [
+    { release: "linkerd-crds", chart: "linkerdCrds" },
+    ...(config.cni ? [{ release: "linkerd-cni", chart: "linkerdCni" } as const] : []),
+    { release: "linkerd-control-plane", chart: "linkerdControlPlane" },
+    ...(config.dashboard ? [{ release: "linkerd-viz", chart: "linkerdViz" } as const] : []),
+  ];
+  return {
+    kind: "linkerd",
+    title: "Linkerd",
+    config,
+    ownKeys: ["previousTrustAnchor", "tracing"],
+    configProblems: (_input, env) => [
+      ...autopilotProxyProblems(env, "linkerd", "linkerd-cni"),
+      ...dashboardProblems(env),
+    ],
+    releases,
+    crdOwners: [
+      { family: "trustManager", chart: "trustManager", reason: "distributes Linkerd's trust anchor" },
+      { family: "linkerd", chart: "linkerdCrds", reason: "platform:mesh.kind is linkerd" },
+    ],
+    needsCertManager: true,
+    needsTrustManager: true,
+    webhookPorts: charts.linkerdControlPlane.webhookPorts ?? [],
+    // linkerd-viz's web Service (viz/charts/linkerd-viz/templates/web.yaml).
+    dashboardUrl: config.dashboard ? `http://web.${linkerdVizNamespace}.svc.cluster.local:8084` : undefined,
+    grafanaDashboards: linkerdFacts.grafanaDashboards,
+    namespaceEnrolment: {
+      labels: {},
+      annotations: {
+        "linkerd.io/inject": "enabled",
+        // The app container starts only once its proxy is ready, so early requests do not fail.
+        "config.linkerd.io/proxy-await": "enabled",
+        // The 2.20 annotation (pkg/k8s/labels.go); explicit, so Jobs finish whatever the control-plane default.
+        ...(config.nativeSidecars ? { "config.linkerd.io/proxy-enable-native-sidecar": "true" } : {}),
+      },
+    },
+    meshedPodSecurity,
+    // With native sidecars Kubernetes stops the proxy when the Job's app exits; without them the proxy
+    // would keep the pod running forever, so the Job's pods are taken out of the mesh instead.
+    jobPodMetadata: config.nativeSidecars
+      ? { labels: {}, annotations: { "config.linkerd.io/proxy-enable-native-sidecar": "true" } }
+      : { labels: {}, annotations: { "linkerd.io/inject": "disabled" } },
+    ingressControllerPod: (podKey, inboundPorts) => ({
+      [podKey]: {
+        podAnnotations: {
+          "linkerd.io/inject": "enabled",
+          "config.linkerd.io/skip-inbound-ports": inboundPorts,
+        },
+      },
+    }),
+    ingressControllerPodSecurity: meshedPodSecurity,
+    // The controller sends to the Service's cluster IP; its proxy resolves the Service and balances per
+    // request with mTLS (linkerd2#6157: no ingress mode, so no l5d-dst-override open relay).
+    ingressBackend: { serviceClusterIp: true, serviceHostHeader: false },
+    policy: linkerdPolicy,
+  };
+}
+
+function dashboardProblems(config: PlatformConfig): ConfigProblem[] {
+  const b = config.monitoring.backend;
+  if (!config.mesh.dashboard) return [];
+  if (
+    b === "none" ||
+    b === "managed-prometheus" ||
+    (b === "existing-prometheus" && !config.monitoring.prometheusUrl)
+  ) {
+    return [
+      {
+        path: "platform:mesh.dashboard",
+        problem: `is true, but linkerd-viz needs a Prometheus query URL and monitoring.backend "${b}" gives none`,
+        allowed: 'monitoring.backend "prometheus", or "existing-prometheus" with monitoring.prometheusUrl',
+        fix: 'set platform:monitoring.backend to "prometheus", set platform:monitoring.prometheusUrl, or remove platform:mesh.dashboard',
+      },
+    ];
+  }
+  return [];
+}

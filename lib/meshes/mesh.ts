@@ -1,0 +1,149 @@
+import type { Construct } from "constructs";
+import type { ConfigProblem, EnvironmentInput, PlatformConfig } from "../config";
+import type { CrdFamily } from "../crds";
+import type { AccessGrant, IngressBackend, PodSecurityLevel } from "../manifests";
+import type { ChartName } from "../versions";
+
+/** The meshes the platform builds. */
+export type MeshKind = PlatformConfig["mesh"]["kind"];
+
+/** The environment's mesh section, every default applied. */
+export type MeshConfig = PlatformConfig["mesh"];
+
+/** Keys of `platform:mesh` as users write them. */
+export type MeshKey = keyof NonNullable<EnvironmentInput["mesh"]>;
+
+/** Labels and annotations for a namespace or a pod template. */
+export interface PodMetadata {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+/** One Helm release a mesh installs. */
+export interface MeshRelease {
+  /** The Helm release name, which `platform:overrides.charts.<release>` names. */
+  readonly release: string;
+  readonly chart: ChartName;
+  /** Another version than the chart's pin (an Istio canary revision). @default the pin */
+  readonly version?: string;
+}
+
+/** A CRD family a mesh's chart owns. */
+export interface MeshCrdOwner {
+  readonly family: CrdFamily;
+  readonly chart: ChartName;
+  readonly reason: string;
+}
+
+/** What an app's authorization compiles to for one mesh. */
+export interface AccessProps {
+  /** Names the policy objects. */
+  readonly name: string;
+  readonly namespace: string;
+  /** Pods the policy protects. Empty: every pod in the namespace. */
+  readonly podSelector: Readonly<Record<string, string>>;
+  /** The port protected (Linkerd Servers select one port; Istio policies apply to the workload). */
+  readonly port: number | string;
+  /** Everything allowed; anything else is refused. */
+  readonly grants: readonly AccessGrant[];
+  /**
+   * Where objects that start refusing traffic the moment they exist go (Linkerd's Server), so they
+   * can be deployed after the routes and policies that let traffic in.
+   * @default the scope itself
+   */
+  readonly serverScope?: Construct;
+}
+
+/** Route retries, as the config writes them. */
+export interface RouteRetry {
+  readonly on: readonly string[];
+  readonly attempts: number;
+  readonly timeout?: string;
+}
+
+/** How a mesh enforces east-west policy: routes, authorization, deny by default. */
+export interface MeshPolicy {
+  /** Why routes and authorization cannot be built on this mesh's data plane; absent when they can. */
+  readonly unsupported?: string;
+  /** Why route retries cannot be built, and what to do; absent when they can. */
+  readonly retriesUnsupported?: { readonly reason: string; readonly fix: string };
+  /** HTTPRoute annotations that carry a route's retries (Linkerd reads retries from annotations). */
+  retryAnnotations(retry: RouteRetry): Record<string, string>;
+  /** The objects that let exactly `props.grants` reach the pods, and nothing else. */
+  access(scope: Construct, id: string, props: AccessProps): void;
+  /** Namespace annotations that make a namespace refuse what no policy allows. */
+  readonly denyByDefaultAnnotations: Readonly<Record<string, string>>;
+  /** The objects a deny-by-default namespace needs besides its annotations. */
+  denyByDefault(scope: Construct, id: string, props: { namespace: string; serverScope?: Construct }): void;
+  /**
+   * A fault injector (`FaultInjector`) that any meshed caller reaches, even where the namespace denies
+   * by default, so callers see the injected status and not a policy refusal.
+   */
+  faultInjector(scope: Construct, id: string, props: { namespace: string; status: number }): void;
+}
+
+/**
+ * Everything that differs by mesh, answered once. `Platform`, the ingress controllers, the exposure
+ * objects and the config rules ask a `Mesh`; none of them compares the mesh's kind. Each mesh is one
+ * folder under `lib/meshes/` (`linkerd`, `istio`, `none`); `meshFor` picks it.
+ */
+export interface Mesh {
+  readonly kind: MeshKind;
+  /** For messages: "Linkerd", "Istio", "no mesh". */
+  readonly title: string;
+  /** The mesh section it was made from. */
+  readonly config: MeshConfig;
+
+  // ---- config ----
+  /** Keys of `platform:mesh` that only this mesh reads; setting them for another mesh is an error. */
+  readonly ownKeys: readonly MeshKey[];
+  /** Rules only this mesh has, on the user's input and the resolved environment. */
+  configProblems(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[];
+
+  // ---- installation ----
+  /** The Helm releases the mesh installs, in install order. */
+  readonly releases: readonly MeshRelease[];
+  /** CRD families the mesh's charts own. */
+  readonly crdOwners: readonly MeshCrdOwner[];
+  /** Workload identity is issued by cert-manager. */
+  readonly needsCertManager: boolean;
+  /** trust-manager distributes the trust anchor. */
+  readonly needsTrustManager: boolean;
+  /** Ports GKE's control plane must reach on nodes for the mesh's admission webhooks. */
+  readonly webhookPorts: readonly number[];
+  /** The in-cluster address of the mesh's own dashboard, when one is installed. */
+  readonly dashboardUrl?: string;
+  /** Grafana dashboards (grafana.com ids) the platform's Grafana loads for this mesh, if it has any. */
+  readonly grafanaDashboards?: Readonly<Record<string, { gnetId: number; revision: number }>>;
+
+  // ---- namespaces and pods ----
+  /** Metadata that puts an app namespace's pods in the mesh. */
+  readonly namespaceEnrolment: PodMetadata;
+  /** The Pod Security level a meshed namespace must allow. */
+  readonly meshedPodSecurity: PodSecurityLevel;
+  /** Pod template metadata that lets a Job or CronJob in a meshed namespace finish. */
+  readonly jobPodMetadata: PodMetadata;
+
+  // ---- ingress ----
+  /**
+   * Chart values, under the chart's pod key, that mesh an ingress controller's outbound traffic only:
+   * its inbound ports (`inboundPorts`, comma-separated) take clients from outside the mesh.
+   */
+  ingressControllerPod(podKey: string, inboundPorts: string): Record<string, unknown>;
+  /** The Pod Security level of an ingress controller's namespace. */
+  readonly ingressControllerPodSecurity: PodSecurityLevel;
+  readonly ingressBackend: IngressBackend;
+  /**
+   * Google's load balancers reach pods from outside the mesh: where the mesh would refuse them (Istio
+   * under STRICT mTLS), the objects that let them reach an app's port. Absent where nothing is needed.
+   */
+  readonly loadBalancerPort?: (
+    scope: Construct,
+    id: string,
+    props: { readonly app: string; readonly namespace: string; readonly port: number },
+  ) => void;
+
+  // ---- policy ----
+  /** Routes, authorization and deny by default; absent where the mesh enforces none (no mesh). */
+  readonly policy?: MeshPolicy;
+}

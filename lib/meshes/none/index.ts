@@ -1,0 +1,38 @@
+import type { ConfigProblem, EnvironmentInput } from "../../config";
+import type { Mesh, MeshConfig, MeshKey } from "../mesh";
+
+/** Keys every mesh reads, which mean nothing without one. */
+const meshOnlyKeys: readonly MeshKey[] = ["nativeSidecars", "highAvailability", "dashboard", "cni"];
+
+/** No mesh: namespaces are not enrolled, nothing is injected, no east-west policy. */
+export function noMesh(config: MeshConfig): Mesh {
+  return {
+    kind: "none",
+    title: "no mesh",
+    config,
+    ownKeys: [],
+    configProblems: (input) => unusedKeyProblems(input),
+    releases: [],
+    crdOwners: [],
+    needsCertManager: false,
+    needsTrustManager: false,
+    webhookPorts: [],
+    namespaceEnrolment: { labels: {}, annotations: {} },
+    meshedPodSecurity: "restricted",
+    jobPodMetadata: { labels: {}, annotations: {} },
+    ingressControllerPod: () => ({}),
+    ingressControllerPodSecurity: "restricted",
+    // The controller balances over pod endpoints itself.
+    ingressBackend: { serviceClusterIp: false, serviceHostHeader: false },
+  };
+}
+
+function unusedKeyProblems(input: EnvironmentInput): ConfigProblem[] {
+  return meshOnlyKeys
+    .filter((key) => input.mesh?.[key] !== undefined)
+    .map((key) => ({
+      path: `platform:mesh.${key}`,
+      problem: 'is set, but mesh.kind is "none"',
+      fix: `remove platform:mesh.${key}, or choose a mesh`,
+    }));
+}

@@ -1,0 +1,3 @@
+export * from "./plan";
+export { chartContext } from "./overrides";
+export { meshTrafficRules, restRouteSuffix } from "./meshTrafficRules";

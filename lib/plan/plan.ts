@@ -1,0 +1,309 @@
+import * as pulumi from "@pulumi/pulumi";
+import {
+  ConfigError,
+  checkRules,
+  configWarnings,
+  environmentFromConfig,
+  isGuarded,
+  parseInput,
+  probePathOf,
+  resolveConfig,
+  type App,
+  type ConfigProblem,
+  type EnvironmentInput,
+  type ExposurePath,
+  type PlatformConfig,
+} from "../config";
+import { crdOwnership, needsCertManager, type CrdOwners } from "../crds";
+import type { ChartContext, MonitoringRef } from "../deploy";
+import {
+  anyNetwork,
+  gatewayAccessLabel,
+  type AccessGrant,
+  type Caller,
+  type Exposure,
+  type MeshRouteSpec,
+} from "../manifests";
+import { meshFor, otherMeshKeyProblems, type Mesh, type PodMetadata } from "../meshes";
+import { charts, googleLoadBalancerRanges, ingressControllerIdentities, type ChartName } from "../versions";
+import { meshTrafficRules } from "./meshTrafficRules";
+import { chartContext } from "./overrides";
+
+/** One Helm release the environment installs. */
+export interface PlannedRelease {
+  readonly chart: ChartName;
+  /** Another version than the chart's pin (an Istio canary revision). @default the pin */
+  readonly version?: string;
+}
+
+/** An app namespace: the mesh's enrolment, deny by default, the shared Gateway's access label. */
+export interface NamespacePlan {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+/** One app, every fact about it derived once. */
+export interface AppPlan {
+  readonly app: App;
+  /** The path of its readiness, startup and liveness probes, which load balancers health-check too. */
+  readonly probePath: string;
+  /** How it is exposed, in the exposure API's terms; absent when it is reachable in the cluster only. */
+  readonly exposure?: Exposure;
+  /** A Google load balancer (GKE Gateway or GCE Ingress) sends to its pods directly, outside the mesh. */
+  readonly fromGoogleLoadBalancer: boolean;
+  /** Calls to it need authorization: it has rules, or its namespace denies by default. */
+  readonly guarded: boolean;
+  /** Everything that may call it when guarded: its rules, and what must always get through. */
+  readonly grants: readonly AccessGrant[];
+  /** Its Service's mesh routes, every backend's port resolved. */
+  readonly routes: readonly MeshRouteSpec[];
+}
+
+/**
+ * The environment, resolved once: every default applied, every rule checked, and every fact the
+ * components need derived here and nowhere else. `Platform` wires components from it.
+ */
+export interface Plan {
+  /** The resolved environment config. */
+  readonly config: PlatformConfig;
+  /** The environment's mesh: everything that differs by mesh is asked of it. */
+  readonly mesh: Mesh;
+  /** One owner per CRD family. */
+  readonly crdOwners: CrdOwners;
+  /** CRD owners and the user's chart overrides, checked. */
+  readonly charts: ChartContext;
+  /** Every Helm release the environment installs, by release name. */
+  readonly releases: Readonly<Record<string, PlannedRelease>>;
+  /** cert-manager is installed (mesh identity, or certificates for in-cluster ingress), with trust-manager or not. */
+  readonly certManager?: { readonly trustManager: boolean };
+  /** The platform installs kube-prometheus-stack. */
+  readonly prometheus: boolean;
+  /** Where monitors go; absent without monitoring. */
+  readonly monitoring?: Omit<MonitoringRef, "crdOwner">;
+  /** Dashboards the platform's Grafana loads for the mesh. */
+  readonly grafanaDashboards?: Readonly<Record<string, { gnetId: number; revision: number }>>;
+  /** The Gateway API bundle file the platform applies itself, when it owns the Gateway API. */
+  readonly gatewayApiBundleFile?: string;
+  /** App namespaces, sorted by name. */
+  readonly namespaces: readonly NamespacePlan[];
+  readonly apps: readonly AppPlan[];
+  /** Ports GKE's control plane must reach on nodes for admission webhooks. */
+  readonly webhookPorts: readonly number[];
+  /** The shared Gateway uses a regional or internal class, which needs a proxy-only subnet. */
+  readonly proxyOnlySubnet: boolean;
+  /** Valid but risky choices, said at render and at `pulumi up`. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Turns a raw environment (as assembled from Pulumi config) into a plan, or throws one `ConfigError`
+ * listing every problem: the schema's, then the cross-field rules', the mesh's, CRD ownership's and
+ * the chart overrides' (their keys included) together. Nothing is registered before it returns.
+ * @param source where the config came from, for the message (e.g. `stacks/Pulumi.dev.yaml`)
+ */
+export function resolvePlan(raw: unknown, stack: string, source?: string): Plan {
+  const input = parseInput(raw, source);
+  return planFor(resolveConfig(input, stack), input, source);
+}
+
+/**
+ * The plan of an already resolved config. With the user's `input`, the rules that refuse keys set
+ * without effect run too; without it (a config built in code) only the rules on the resolved config.
+ */
+export function planFor(config: PlatformConfig, input?: EnvironmentInput, source?: string): Plan {
+  const mesh = meshFor(config.mesh);
+  const problems: ConfigProblem[] = [
+    ...(input
+      ? [
+          ...checkRules(input, config),
+          ...mesh.configProblems(input, config),
+          ...otherMeshKeyProblems(mesh, input),
+        ]
+      : []),
+    ...meshDashboardProblems(config, mesh),
+    ...meshTrafficRules(config, mesh),
+  ];
+  const ownership = crdOwnership(config, mesh);
+  problems.push(...ownership.problems);
+  const releases = plannedReleases(config, mesh);
+  const overrides = chartContext(config, ownership.owners, releases);
+  problems.push(...overrides.problems);
+  if (problems.length > 0) throw new ConfigError(problems, source);
+
+  const withCertManager = needsCertManager(config, mesh);
+  const gatewayApps = config.apps.filter((a) => a.expose?.via.includes("gke-gateway"));
+  const gateway = config.ingress.kind === "gke-gateway" || gatewayApps.length > 0;
+  return {
+    config,
+    mesh,
+    crdOwners: ownership.owners,
+    charts: overrides.context,
+    releases,
+    certManager: withCertManager ? { trustManager: mesh.needsTrustManager } : undefined,
+    prometheus: config.monitoring.backend === "prometheus",
+    monitoring: monitoringOf(config),
+    grafanaDashboards: config.monitoring.meshDashboards ? mesh.grafanaDashboards : undefined,
+    gatewayApiBundleFile:
+      ownership.owners.gatewayApi?.kind === "platform" ? config.crds.gatewayApiBundleFile : undefined,
+    namespaces: namespacesOf(config, mesh),
+    apps: config.apps.map((app) => appPlan(config, mesh, app)),
+    webhookPorts: [
+      ...new Set([
+        ...mesh.webhookPorts,
+        ...(config.ingress.kind === "ingress-nginx" ? (charts.ingressNginx.webhookPorts ?? []) : []),
+      ]),
+    ].sort((a, b) => a - b),
+    proxyOnlySubnet: gateway && regionalGatewayClass(config),
+    warnings: configWarnings(config),
+  };
+}
+
+/** `resolvePlan`, for the config only: the resolved environment, every problem checked. */
+export function parseEnvironment(raw: unknown, stack: string, source?: string): PlatformConfig {
+  return resolvePlan(raw, stack, source).config;
+}
+
+/**
+ * Reads the current stack's environment from Pulumi config and resolves its plan. Every `platform:*`
+ * key is part of the environment (so a misspelled top-level key is caught too), and `gcp:project` and
+ * `gcp:region` are the Google provider's own keys. Throws a `ConfigError` before any resource exists.
+ *
+ * @param values the raw config map; defaults to the running program's (`pulumi.runtime.allConfig()`)
+ */
+export function loadPlan(values: Record<string, string> = pulumi.runtime.allConfig()): Plan {
+  const stack = pulumi.getStack();
+  return resolvePlan(environmentFromConfig(values), stack, `Pulumi.${stack}.yaml`);
+}
+
+/** `loadPlan`, for the config only. */
+export function loadEnvironmentConfig(values?: Record<string, string>): PlatformConfig {
+  return loadPlan(values).config;
+}
+
+/** Regional and internal Gateway classes run their proxies in a proxy-only subnet; the global ones do not. */
+function regionalGatewayClass(config: PlatformConfig): boolean {
+  const c = config.ingress.gatewayClass;
+  return c === "gke-l7-regional-external-managed" || c === "gke-l7-rilb";
+}
+
+/** Every Helm release the environment installs, by release name, in install order. */
+function plannedReleases(config: PlatformConfig, mesh: Mesh): Record<string, PlannedRelease> {
+  const releases: Record<string, PlannedRelease> = {};
+  if (needsCertManager(config, mesh)) releases["cert-manager"] = { chart: "certManager" };
+  if (mesh.needsTrustManager) releases["trust-manager"] = { chart: "trustManager" };
+  for (const r of mesh.releases) releases[r.release] = { chart: r.chart, version: r.version };
+  if (config.monitoring.backend === "prometheus")
+    releases["kube-prometheus-stack"] = { chart: "kubePrometheusStack" };
+  if (config.ingress.kind === "traefik") releases.traefik = { chart: "traefik" };
+  if (config.ingress.kind === "ingress-nginx") releases["ingress-nginx"] = { chart: "ingressNginx" };
+  return releases;
+}
+
+function meshDashboardProblems(config: PlatformConfig, mesh: Mesh): ConfigProblem[] {
+  if (
+    !config.monitoring.meshDashboards ||
+    (config.monitoring.backend === "prometheus" && mesh.grafanaDashboards)
+  )
+    return [];
+  return [
+    {
+      path: "platform:monitoring.meshDashboards",
+      problem: `is true, but the dashboards go into the platform's Grafana (monitoring.backend "prometheus") for a mesh that publishes them (Linkerd); here the backend is "${config.monitoring.backend}" and the mesh "${mesh.kind}"`,
+      fix: 'set platform:monitoring.backend to "prometheus" with mesh.kind "linkerd", or remove platform:monitoring.meshDashboards',
+    },
+  ];
+}
+
+/** Which kind of monitor the environment's monitoring reads, and the labels its Prometheus selects. */
+function monitoringOf(config: PlatformConfig): Plan["monitoring"] {
+  switch (config.monitoring.backend) {
+    case "none":
+      return undefined;
+    case "managed-prometheus":
+      return { backend: "managed-prometheus", selectorLabels: {} };
+    default:
+      return { backend: "prometheus-operator", selectorLabels: config.monitoring.selectorLabels };
+  }
+}
+
+function namespacesOf(config: PlatformConfig, mesh: Mesh): NamespacePlan[] {
+  const names = [...new Set(config.apps.map((a) => a.namespace))].sort();
+  return names.map((name) => {
+    const onGateway = config.apps.some((a) => a.namespace === name && a.expose?.via.includes("gke-gateway"));
+    const enrolment: PodMetadata = mesh.namespaceEnrolment;
+    const deny =
+      mesh.policy && config.mesh.denyByDefault.includes(name) ? mesh.policy.denyByDefaultAnnotations : {};
+    return {
+      name,
+      labels: { ...enrolment.labels, ...(onGateway ? { [gatewayAccessLabel]: "true" } : {}) },
+      annotations: { ...enrolment.annotations, ...deny },
+    };
+  });
+}
+
+function appPlan(config: PlatformConfig, mesh: Mesh, app: App): AppPlan {
+  const guarded = isGuarded(config, app);
+  return {
+    app,
+    probePath: probePathOf(app),
+    exposure: app.expose && { name: app.name, namespace: app.namespace, port: app.port, ...app.expose },
+    fromGoogleLoadBalancer: app.expose?.via.some((v) => v === "gke-gateway" || v === "gce-ingress") ?? false,
+    guarded,
+    grants: guarded && mesh.policy ? accessGrants(config, app) : [],
+    routes: app.mesh.routes.map((r) => ({
+      ...r,
+      backends: r.backends.map((b) => ({
+        service: b.app,
+        // The mesh traffic rules refuse a backend that names no app of the namespace.
+        port:
+          b.port ??
+          config.apps.find((a) => a.namespace === app.namespace && a.name === b.app)?.port ??
+          app.port,
+        weight: b.weight,
+      })),
+    })),
+  };
+}
+
+/** A path and everything under it, in the form routes and rules match prefixes. */
+function underPath(path: string): string {
+  return `${path.replace(/\/+$/, "")}/*`;
+}
+
+/**
+ * Everything that may call an app once it has authorization rules or its namespace denies by
+ * default: the rules' callers, plus what comes from outside the mesh and must keep working whatever
+ * is denied: kubelet's probes (and load balancers' health checks) on the probe path, Prometheus on
+ * the metrics path, and the app's ingress on its exposed path.
+ */
+export function accessGrants(config: PlatformConfig, app: App): AccessGrant[] {
+  const grants: AccessGrant[] = (app.mesh.authorization?.rules ?? []).map((rule) => ({
+    callers: rule.from.map((from): Caller => {
+      const [namespace, serviceAccount] = from.includes("/") ? from.split("/") : [app.namespace, from];
+      return { kind: "identity", namespace, serviceAccount };
+    }),
+    methods: rule.methods,
+    paths: rule.paths,
+  }));
+  grants.push({ callers: [anyNetwork], methods: ["GET"], paths: [probePathOf(app)] });
+  if (app.metrics) grants.push({ callers: [anyNetwork], methods: ["GET"], paths: [app.metrics.path] });
+  if (app.expose) {
+    const callers = app.expose.via.map((via) => ingressCaller(config, via));
+    // With stripPrefix, the controller forwards the path without its prefix: any path may arrive.
+    const path = app.expose.stripPrefix ? "/*" : underPath(app.expose.path);
+    grants.push({ callers, methods: app.expose.methods, paths: [path] });
+  }
+  return grants;
+}
+
+/** Who an exposed app's requests come from, by the way it is exposed. */
+function ingressCaller(config: PlatformConfig, via: ExposurePath): Caller {
+  if (via === "traefik" || via === "ingress-nginx")
+    return { kind: "identity", ...ingressControllerIdentities[via] };
+  // Google's load balancers reach pods straight from their own ranges, outside the mesh; regional and
+  // internal Gateway classes proxy from the proxy-only subnet.
+  const proxyOnly =
+    via === "gke-gateway" && regionalGatewayClass(config) ? [config.network.proxyOnlyCidr] : [];
+  return { kind: "network", name: via, cidrs: [...googleLoadBalancerRanges, ...proxyOnly] };
+}

@@ -1,0 +1,176 @@
+import type * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { Chart } from "cdk8s";
+import { deployChart, newChart, type MonitoringRef } from "../deploy";
+import {
+  AppMonitor,
+  AppService,
+  AppWorkload,
+  MeshRoutes,
+  type AccessGrant,
+  type Exposure,
+  type MeshRouteSpec,
+} from "../manifests";
+import { meshOf, type Mesh } from "../meshes";
+import { restRouteSuffix } from "../plan";
+
+export interface AppArgs {
+  /** The app's name: its Deployment, Service, ServiceAccount and every object derived for it. */
+  readonly name: string;
+  /** The namespace it runs in; it must exist (see `namespace`). */
+  readonly namespace: string;
+  /** The container image, by tag or digest. */
+  readonly image: string;
+  /** The container port, also the Service's port. */
+  readonly port: number;
+  /** Replicas of the Deployment. @default 2 */
+  readonly replicas?: number;
+  /** The path of its readiness, startup and liveness probes, which load balancers health-check too. @default "/" */
+  readonly probePath?: string;
+  /** Metrics path on the app's port: a monitor scrapes it where `monitoring` is given. @default no metrics */
+  readonly metricsPath?: string;
+  /** How the app is exposed: its Service gets the one NEG annotation every way needs. @default reachable in the cluster only */
+  readonly exposure?: Pick<Exposure, "via">;
+  /** Seconds the load balancers drain a terminating pod: the pod's preStop and grace period cover it. @default 30 */
+  readonly drainingTimeoutSeconds?: number;
+  /** The mesh the app's namespace is enrolled in: its routes and authorization compile to that mesh's objects. @default no mesh */
+  readonly mesh?: Mesh;
+  /** Mesh routes on the app's Service (canaries, timeouts, retries, faults). @default none */
+  readonly routes?: readonly MeshRouteSpec[];
+  /**
+   * Who may call the app, when calls need authorization; everything else is refused. Include what
+   * must always get through (probes, scrapes, the app's ingress): `Plan.apps[].grants` does.
+   * @default no authorization
+   */
+  readonly grants?: readonly AccessGrant[];
+  /** Where the app's metrics go. @default no monitor */
+  readonly monitoring?: MonitoringRef;
+  /** The cluster's Kubernetes provider. */
+  readonly provider: k8s.Provider;
+  /** The app's Namespace object: every object waits for it. @default none */
+  readonly namespaceResource?: pulumi.Resource;
+  /** What the app's own objects wait for (the mesh's CRD owner, for objects of the mesh's kinds). @default none */
+  readonly meshCrds?: pulumi.Resource;
+  /** What the app's routes and policies wait for: the mesh's control plane (and Gateway API CRDs the platform installs). @default none */
+  readonly policyDependsOn?: readonly pulumi.Resource[];
+  /** The first part of the Pulumi names of the app's objects. @default the component's name */
+  readonly resourcePrefix?: string;
+}
+
+/**
+ * One app: its Deployment (probes, drain, disruption budget, restricted security), Service (annotated
+ * for every way it is exposed), ServiceAccount (its mesh identity), its monitor, and its mesh routes
+ * and authorization. The workload never waits for its routes, policies or monitor; policies wait for
+ * the mesh's control plane, and Linkerd's Server waits for the routes and policies that let traffic in.
+ */
+export class App extends pulumi.ComponentResource {
+  readonly name: string;
+  readonly namespace: string;
+
+  constructor(name: string, args: AppArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("gke-mesh-platform:platform:App", name, {}, opts);
+    this.name = args.name;
+    this.namespace = args.namespace;
+    const mesh = args.mesh ?? meshOf({ kind: "none" });
+    const id = `${args.namespace}-${args.name}`;
+    const namespaces = args.namespaceResource
+      ? new Map([[args.namespace, args.namespaceResource]])
+      : undefined;
+    // Before the App component, these objects were the Platform's children: the alias keeps them.
+    const aliases = opts?.parent ? [{ parent: opts.parent }] : undefined;
+    const deploy = (prefix: string, chart: Chart, dependsOn: readonly pulumi.Resource[] = []) => [
+      ...deployChart(prefix, chart, {
+        provider: args.provider,
+        parent: this,
+        namespaces,
+        dependsOn,
+        aliases,
+      }).values(),
+    ];
+    const platformName = args.resourcePrefix ?? name;
+
+    const workload = newChart(`app-${id}`);
+    // Every app has a Service, annotated for every way it is exposed (none: reachable in the cluster only).
+    new AppService(workload, "service", {
+      name: args.name,
+      namespace: args.namespace,
+      port: args.port,
+      via: args.exposure?.via ?? [],
+    });
+    new AppWorkload(workload, "workload", {
+      name: args.name,
+      namespace: args.namespace,
+      image: args.image,
+      port: args.port,
+      replicas: args.replicas ?? 2,
+      readinessPath: args.probePath ?? "/",
+      drainingTimeoutSeconds: args.drainingTimeoutSeconds ?? 30,
+    });
+    const fromGoogleLb = args.exposure?.via.some((v) => v === "gke-gateway" || v === "gce-ingress") ?? false;
+    const lbPort = fromGoogleLb ? mesh.loadBalancerPort : undefined;
+    lbPort?.(workload, "load-balancer-port", { app: args.name, namespace: args.namespace, port: args.port });
+    deploy(`${platformName}-app-${id}`, workload, lbPort && args.meshCrds ? [args.meshCrds] : []);
+
+    if (args.metricsPath && args.monitoring) {
+      const monitor = newChart(`monitor-${id}`);
+      new AppMonitor(monitor, "monitor", {
+        name: args.name,
+        namespace: args.namespace,
+        path: args.metricsPath,
+        backend: args.monitoring.backend,
+        selectorLabels: { ...args.monitoring.selectorLabels },
+      });
+      // The monitor waits for its CRD's owner; the app never does.
+      deploy(
+        `${platformName}-monitor-${id}`,
+        monitor,
+        args.monitoring.crdOwner ? [args.monitoring.crdOwner] : [],
+      );
+    }
+
+    // Stage 4 for the app: its mesh routes and authorization, after the mesh's control plane.
+    const routes = args.routes ?? [];
+    const grants = args.grants ?? [];
+    if (mesh.policy && (routes.length > 0 || grants.length > 0)) {
+      const policy = mesh.policy;
+      const policies = newChart(`mesh-policy-${id}`);
+      const servers = newChart(`mesh-policy-${id}-servers`);
+      new MeshRoutes(policies, "routes", {
+        retryAnnotations: (r) => policy.retryAnnotations(r),
+        namespace: args.namespace,
+        service: args.name,
+        port: args.port,
+        restRouteName: `${args.name}-${restRouteSuffix}`,
+        routes,
+      });
+      if (grants.length > 0) {
+        policy.access(policies, "access", {
+          name: args.name,
+          namespace: args.namespace,
+          podSelector: { "app.kubernetes.io/name": args.name },
+          port: args.port,
+          grants,
+          serverScope: servers,
+        });
+      }
+      deployWithServers(`${platformName}-mesh-policy-${id}`, policies, servers, (p, c, after) =>
+        deploy(p, c, [...(args.policyDependsOn ?? []), ...after]),
+      );
+    }
+    this.registerOutputs({});
+  }
+}
+
+/**
+ * Deploys policies, then the objects that refuse traffic from the moment they exist (Linkerd's
+ * Servers, probes included), after them.
+ */
+export function deployWithServers(
+  prefix: string,
+  policies: Chart,
+  servers: Chart,
+  deploy: (prefix: string, chart: Chart, after: readonly pulumi.Resource[]) => pulumi.Resource[],
+): void {
+  const deployed = deploy(prefix, policies, []);
+  deploy(`${prefix}-servers`, servers, deployed);
+}
