@@ -35,6 +35,8 @@ export interface PrometheusArgs {
 export class Prometheus extends pulumi.ComponentResource {
   readonly release: k8s.helm.v3.Release;
   readonly url = prometheusUrl;
+  /** Where monitors go for this Prometheus: PodMonitors labelled as it selects them, after its CRDs. */
+  readonly monitoring: MonitoringRef;
 
   constructor(name: string, args: PrometheusArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:addons:Prometheus", name, {}, opts);
@@ -63,6 +65,12 @@ export class Prometheus extends pulumi.ComponentResource {
       parent: this,
       dependsOn: ns,
     });
+    this.monitoring = {
+      backend: "prometheus-operator",
+      // The chart's Prometheus selects monitors labelled with its release (prometheus.prometheusSpec.podMonitorSelector).
+      selectorLabels: { release: prometheusReleaseName },
+      crdOwner: this.release,
+    };
     this.registerOutputs({ url: this.url });
   }
 }

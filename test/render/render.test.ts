@@ -263,6 +263,21 @@ describe("each example builds what its README says", () => {
     );
   });
 
+  test("building-blocks: cert-manager, Linkerd, Prometheus, Traefik and an app, without a Platform", async () => {
+    const r = await renderOf("examples/building-blocks (dev)");
+    expect(releasesOf(r)).toEqual([
+      "cert-manager",
+      "kube-prometheus-stack",
+      "linkerd-control-plane",
+      "linkerd-crds",
+      "traefik",
+      "trust-manager",
+    ]);
+    expect(r.resources.some((x) => x.type === "gke-mesh-platform:platform:Platform")).toBe(false);
+    expect(r.resources.filter((x) => x.type.startsWith("gcp:"))).toEqual([]);
+    expect([...kindsOf(r)]).toEqual(expect.arrayContaining(["Deployment", "PodMonitor", "Bundle"]));
+  });
+
   test("autopilot and existing-cluster expose the app through the Gateway", async () => {
     for (const label of ["examples/autopilot (dev)", "examples/existing-cluster (dev)"]) {
       expect([...kindsOf(await renderOf(label))]).toEqual(

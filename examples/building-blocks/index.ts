@@ -1,0 +1,48 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { App, CertManager, Linkerd, Prometheus, Traefik, meshOf } from "gke-mesh-platform";
+
+// The building blocks on a cluster you already have, with your own provider: no environment config
+// and no Platform. Each block takes narrow typed arguments and the dependencies it needs.
+export = () => {
+  const config = new pulumi.Config();
+  const kubeconfig = config.requireSecret("kubeconfig");
+  const provider = new k8s.Provider("cluster", { kubeconfig });
+
+  // cert-manager with trust-manager: Linkerd's trust anchor and issuer come from them.
+  const certManager = new CertManager("cert-manager", { trustManager: true, provider });
+  const prometheus = new Prometheus("prometheus", { provider });
+  const linkerd = new Linkerd("linkerd", { certManager, provider, monitoring: prometheus.monitoring });
+
+  // What the mesh asks of namespaces, pods and ingress controllers, without an environment config.
+  const mesh = meshOf({ kind: "linkerd" });
+  new Traefik("traefik", { mesh, certManager, provider, injector: linkerd.injector });
+
+  const namespace = new k8s.core.v1.Namespace(
+    "hello",
+    {
+      metadata: {
+        name: "hello",
+        labels: {
+          "pod-security.kubernetes.io/enforce": mesh.meshedPodSecurity,
+          ...mesh.namespaceEnrolment.labels,
+        },
+        annotations: { ...mesh.namespaceEnrolment.annotations },
+      },
+    },
+    // Pods in an enrolled namespace need the injector first.
+    { provider, dependsOn: [linkerd.injector] },
+  );
+  const hello = new App("hello", {
+    name: "hello",
+    namespace: "hello",
+    image: config.require("image"),
+    port: 8080,
+    metricsPath: "/metrics",
+    mesh,
+    monitoring: prometheus.monitoring,
+    provider,
+    namespaceResource: namespace,
+  });
+  return { kubeconfig, app: pulumi.output(`${hello.name}.${hello.namespace}.svc.cluster.local:8080`) };
+};

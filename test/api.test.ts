@@ -1,0 +1,83 @@
+import * as path from "path";
+import * as ts from "typescript";
+import * as api from "../lib";
+
+/**
+ * The package's public API is a curated list: what users compose, the plan and config entry points,
+ * the render and the errors. Anything added or removed is a decision this test makes visible.
+ */
+test("the package exports a curated list of values", () => {
+  expect(Object.keys(api).sort()).toEqual([
+    "App",
+    "CertManager",
+    "ConfigError",
+    "ExistingCluster",
+    "GatewayApiCrds",
+    "GkeCluster",
+    "Ingress",
+    "IngressNginx",
+    "Istio",
+    "Linkerd",
+    "Platform",
+    "Prometheus",
+    "Traefik",
+    "checkInvariants",
+    "crdOwnership",
+    "environmentFromConfig",
+    "installMesh",
+    "loadEnvironmentConfig",
+    "loadPlan",
+    "meshFor",
+    "meshOf",
+    "parseEnvironment",
+    "planFor",
+    "renderProgram",
+    "renderProject",
+    "resolvePlan",
+    "standaloneCharts",
+  ]);
+});
+
+describe("every exported Args field is documented", () => {
+  const root = path.resolve(__dirname, "..");
+  const program = ts.createProgram([path.join(root, "lib/index.ts")], {
+    strict: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.CommonJS,
+    esModuleInterop: true,
+    skipLibCheck: true,
+  });
+  const checker = program.getTypeChecker();
+  const index = program.getSourceFile(path.join(root, "lib/index.ts"));
+  if (!index) throw new Error("lib/index.ts not found");
+  const moduleSymbol = checker.getSymbolAtLocation(index);
+  if (!moduleSymbol) throw new Error("lib/index.ts has no module symbol");
+  const argsTypes = checker
+    .getExportsOfModule(moduleSymbol)
+    .filter((s) => /Args$/.test(s.name))
+    .map((s) => ({ name: s.name, type: checker.getDeclaredTypeOfSymbol(checker.getAliasedSymbol(s)) }));
+
+  test("the Args of every building block are exported", () => {
+    expect(argsTypes.map((a) => a.name).sort()).toEqual([
+      "AppArgs",
+      "CertManagerArgs",
+      "ExistingClusterArgs",
+      "GkeClusterArgs",
+      "IngressArgs",
+      "IngressControllerArgs",
+      "IstioArgs",
+      "LinkerdArgs",
+      "PlatformArgs",
+      "PrometheusArgs",
+    ]);
+  });
+
+  test.each(argsTypes.map((a) => [a.name, a.type] as const))("%s", (_name, type) => {
+    const members = type.isUnion() ? type.types.flatMap((t) => t.getProperties()) : type.getProperties();
+    expect(members.length).toBeGreaterThan(0);
+    const undocumented = members
+      .filter((p) => ts.displayPartsToString(p.getDocumentationComment(checker)).trim() === "")
+      .map((p) => p.name);
+    expect(undocumented).toEqual([]);
+  });
+});

@@ -1,0 +1,126 @@
+import * as k8s from "@pulumi/kubernetes";
+import { CertManager, IngressNginx, Prometheus, Traefik } from "../../lib/addons";
+import { meshOf } from "../../lib/meshes";
+import { Istio, Linkerd } from "../../lib/meshes/components";
+import { App } from "../../lib/platform";
+import type { RenderResult } from "../../lib/render";
+import { RELEASE, find, release, render, values } from "../helpers";
+
+/**
+ * Each building block on its own, with a provider of the user's own and no environment config: what
+ * it creates, and that its CRD flags and dependencies hold without a plan.
+ */
+
+const provider = () => new k8s.Provider("mine", { kubeconfig: "{}" });
+const releases = (r: RenderResult) =>
+  r.resources
+    .filter((x) => x.type === RELEASE)
+    .map((x) => String(x.inputs.name))
+    .sort();
+
+test("CertManager: cert-manager and trust-manager, each installing and keeping its own CRDs", async () => {
+  const r = await render(() => {
+    new CertManager("cm", { trustManager: true, provider: provider() });
+  });
+  expect(releases(r)).toEqual(["cert-manager", "trust-manager"]);
+  expect(values(release(r, "cert-manager"))).toEqual({ crds: { enabled: true, keep: true } });
+  expect(values(release(r, "trust-manager"))).toMatchObject({ crds: { enabled: true, keep: true } });
+  expect(find(r, "Namespace", "cert-manager").inputs.metadata).toMatchObject({
+    labels: { "pod-security.kubernetes.io/enforce": "restricted" },
+  });
+});
+
+test("Linkerd: with its own cert-manager, the CRDs without the Gateway API, identity before the control plane", async () => {
+  const r = await render(() => {
+    const p = provider();
+    const certManager = new CertManager("cm", { trustManager: true, provider: p });
+    new Linkerd("linkerd", { certManager, provider: p });
+  });
+  expect(releases(r)).toEqual(["cert-manager", "linkerd-control-plane", "linkerd-crds", "trust-manager"]);
+  expect(values(release(r, "linkerd-crds"))).toEqual({
+    installGatewayAPI: false,
+    enableHttpRoutes: false,
+    enableTlsRoutes: false,
+    enableTcpRoutes: false,
+  });
+  expect(values(release(r, "linkerd-control-plane"))).toMatchObject({
+    identity: { externalCA: true, issuer: { scheme: "kubernetes.io/tls" } },
+    proxy: { nativeSidecar: true },
+    cniEnabled: false,
+  });
+  const controlPlane = release(r, "linkerd-control-plane");
+  const issuer = find(r, "Certificate", "linkerd-identity-issuer", "linkerd");
+  expect(controlPlane.dependencies).toContain(issuer.key);
+});
+
+test("Istio: istio-csr, base and istiod, with the CA from cert-manager", async () => {
+  const r = await render(() => {
+    const p = provider();
+    const certManager = new CertManager("cm", { provider: p });
+    new Istio("istio", { certManager, provider: p });
+  });
+  expect(releases(r)).toEqual(["cert-manager", "cert-manager-istio-csr", "istio-base", "istiod"]);
+  expect(values(release(r, "istiod"))).toMatchObject({
+    env: { ENABLE_CA_SERVER: "false", ENABLE_NATIVE_SIDECARS: "true" },
+  });
+  expect(find(r, "PeerAuthentication", "default", "istio-system").inputs.spec).toEqual({
+    mtls: { mode: "STRICT" },
+  });
+});
+
+test("Prometheus: kube-prometheus-stack owning its CRDs, and where monitors go", async () => {
+  let monitoring: Prometheus["monitoring"] | undefined;
+  const r = await render(() => {
+    monitoring = new Prometheus("prom", { provider: provider() }).monitoring;
+  });
+  expect(values(release(r, "kube-prometheus-stack"))).toEqual({ crds: { enabled: true } });
+  expect(monitoring).toMatchObject({
+    backend: "prometheus-operator",
+    selectorLabels: { release: "kube-prometheus-stack" },
+  });
+});
+
+test.each([
+  ["no mesh", undefined, false],
+  ["Linkerd", meshOf({ kind: "linkerd" }), true],
+] as const)("Traefik and ingress-nginx with %s", async (_label, mesh, meshed) => {
+  const r = await render(() => {
+    const p = provider();
+    const certManager = new CertManager("cm", { provider: p });
+    new Traefik("traefik", { mesh, certManager, provider: p });
+    new IngressNginx("ingress-nginx", { mesh, certManager, provider: p });
+  });
+  const traefik = values(release(r, "traefik")) as {
+    providers: { kubernetesCRD: { nativeLBByDefault: boolean } };
+  };
+  expect(traefik.providers.kubernetesCRD.nativeLBByDefault).toBe(meshed);
+  const nginx = values(release(r, "ingress-nginx")) as {
+    controller: { podAnnotations?: Record<string, string> };
+  };
+  expect(nginx.controller.podAnnotations?.["linkerd.io/inject"]).toBe(meshed ? "enabled" : undefined);
+});
+
+test("App: its workload, Service and identity; with a mesh and grants, its Server and policies", async () => {
+  const r = await render(() => {
+    new App("shop", {
+      name: "shop",
+      namespace: "shop",
+      image: "hello:2",
+      port: 8080,
+      mesh: meshOf({ kind: "linkerd" }),
+      grants: [{ callers: [{ kind: "identity", namespace: "web", serviceAccount: "web" }] }],
+      provider: provider(),
+    });
+  });
+  for (const kind of ["Deployment", "Service", "ServiceAccount", "PodDisruptionBudget", "Server"]) {
+    expect(find(r, kind, "shop", "shop")).toBeDefined();
+  }
+  const authn = r.resources.filter((x) => x.inputs.kind === "MeshTLSAuthentication");
+  expect(authn.map((a) => a.inputs.spec)).toEqual([
+    { identityRefs: [{ kind: "ServiceAccount", name: "web", namespace: "web" }] },
+  ]);
+  // The Server refuses what no policy allows from the moment it exists: it waits for the policies.
+  const policies = r.resources.filter((x) => x.inputs.kind === "AuthorizationPolicy").map((x) => x.key);
+  expect(policies.length).toBeGreaterThan(0);
+  expect(find(r, "Server", "shop", "shop").dependencies).toEqual(expect.arrayContaining(policies));
+});
