@@ -6,6 +6,7 @@ import {
   pinnedRelease,
   standaloneCharts,
   type ChartContext,
+  type MonitoringRef,
   type Values,
 } from "../deploy";
 import { PlatformNamespace } from "../manifests";
