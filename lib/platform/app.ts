@@ -77,7 +77,8 @@ export class App extends pulumi.ComponentResource {
       ? new Map([[args.namespace, args.namespaceResource]])
       : undefined;
     // Before the App component, these objects were the Platform's children: the alias keeps them.
-    const aliases = opts?.parent ? [{ parent: opts.parent }] : undefined;
+    // (Its URN, not the resource: an alias holding a resource makes the SDK walk that resource's whole object graph.)
+    const aliases = opts?.parent ? [{ parent: opts.parent.urn }] : undefined;
     const deploy = (prefix: string, chart: Chart, dependsOn: readonly pulumi.Resource[] = []) => [
       ...deployChart(prefix, chart, {
         provider: args.provider,

@@ -101,6 +101,25 @@ describe("overrides without forking", () => {
   });
 });
 
+test("an app's objects keep their URNs from before the App component: each is aliased to its former parent", async () => {
+  const aliases = new Map<string, Promise<unknown[]>>();
+  const record: pulumi.ResourceTransformation = ({ type, name, opts }) => {
+    if (type.startsWith("kubernetes:") && name.startsWith("platform-app-shop-shop-")) {
+      aliases.set(
+        `${type}::${name}`,
+        Promise.all((opts.aliases ?? []).map((a) => pulumi.output(a as pulumi.Input<unknown>).promise())),
+      );
+    }
+    return undefined;
+  };
+  await renderPlatform({ apps: [shop] }, { transformations: [record] });
+  const deployment = "kubernetes:apps/v1:Deployment::platform-app-shop-shop-deployment-shop-shop";
+  expect([...aliases.keys()]).toContain(deployment);
+  // The Platform's URN is the former parent; the SDK makes the old URN from it, the type and the name.
+  const [alias] = (await aliases.get(deployment)) as { parent: string }[];
+  expect(alias.parent).toBe("urn:pulumi:test::test::pulumi:pulumi:Stack$gke-mesh-platform:platform:Platform::platform");
+});
+
 describe("the whole environment", () => {
   let result: RenderResult;
   beforeAll(async () => {
