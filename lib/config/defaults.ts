@@ -1,23 +1,14 @@
 import type { z } from "zod";
-import type { istioVersions } from "../versions";
 import type {
   EnvironmentInput,
   Tier,
   accessRuleSchema,
   appSchema,
-  clusterModes,
-  crdOwnerDeclarations,
   existingClusterSchema,
   exposurePaths,
   httpMethods,
-  gatewayApiChannels,
-  gatewayClasses,
-  ingressKinds,
-  istioDataplanes,
   maintenanceSchema,
-  meshKinds,
   meshRouteSchema,
-  monitoringBackends,
   nodePoolSchema,
   releaseChannels,
 } from "./schema";
@@ -25,7 +16,7 @@ import type {
 export type NodePool = Required<Omit<z.infer<typeof nodePoolSchema>, "labels">> & {
   readonly labels: Record<string, string>;
 };
-export type Maintenance = z.infer<typeof maintenanceSchema>;
+export type Maintenance = Frozen<z.infer<typeof maintenanceSchema>>;
 export type ExistingClusterRef = z.infer<typeof existingClusterSchema>;
 export type ExposurePath = (typeof exposurePaths)[number];
 
@@ -65,102 +56,61 @@ export type App = Required<Omit<z.infer<typeof appSchema>, "expose" | "metrics" 
   readonly mesh: AppMeshPolicy;
 };
 
-/** The fully resolved environment: every default applied, every cross-field rule checked. */
+/** A section of the environment as users write it. */
+type Section<K extends keyof EnvironmentInput> = NonNullable<EnvironmentInput[K]>;
+
+/**
+ * `T` as the defaults leave it: every key the user may omit is set, except the keys in `Keep`, which
+ * stay optional because they are choices without a default (one level; nested sections say theirs).
+ */
+type Filled<T, Keep extends keyof T = never> = {
+  readonly [K in Exclude<keyof T, Keep>]-?: Frozen<Exclude<T[K], undefined>>;
+} & { readonly [K in Keep]?: Frozen<Exclude<T[K], undefined>> };
+
+/** Read-only all the way down: the resolved environment is never changed after resolution. */
+type Frozen<T> = T extends readonly (infer U)[]
+  ? readonly Frozen<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: Frozen<T[K]> }
+    : T;
+
+type Cluster = Section<"cluster">;
+type Mesh = Section<"mesh">;
+type Ingress = Section<"ingress">;
+
+/**
+ * The fully resolved environment: every default applied, every cross-field rule checked. Derived from
+ * the schema (`environmentInputSchema`), so a key added there is a key here; what the defaults add is
+ * `stack`, `cluster.regional`, and the resolved shapes of node pools and apps.
+ */
 export interface PlatformConfig {
   /** The Pulumi stack name. */
   readonly stack: string;
   readonly tier: Tier;
-  readonly gcp: { readonly project: string; readonly region: string };
-  readonly network: {
-    readonly name: string;
-    readonly nodesCidr: string;
-    readonly podsCidr: string;
-    readonly servicesCidr: string;
-    readonly proxyOnlyCidr: string;
-    readonly controlPlaneCidr: string;
-  };
-  readonly cluster: {
-    readonly mode: (typeof clusterModes)[number];
-    readonly name: string;
-    readonly location: string;
+  readonly gcp: Section<"gcp">;
+  readonly network: Filled<Section<"network">>;
+  readonly cluster: Filled<Omit<Cluster, "secretsEncryption" | "nodePools" | "autopilot">, "existing"> & {
     /** True when `location` is a region (control plane and nodes in three zones). */
     readonly regional: boolean;
-    readonly releaseChannel: (typeof releaseChannels)[number];
-    readonly gatewayApi: (typeof gatewayApiChannels)[number];
-    readonly privateNodes: boolean;
-    readonly privateEndpoint: boolean;
-    readonly authorizedNetworks: readonly { readonly name: string; readonly cidr: string }[];
-    readonly dataplaneV2: boolean;
-    readonly managedPrometheus: boolean;
-    readonly nodeLocalDns: boolean;
-    readonly backupAgent: boolean;
-    readonly secretsEncryption: { readonly enabled: boolean; readonly rotationDays: number };
-    readonly deletionProtection: boolean;
-    readonly protect: boolean;
-    readonly maintenance: Maintenance | null;
-    readonly labels: Record<string, string>;
+    readonly secretsEncryption: Filled<NonNullable<Cluster["secretsEncryption"]>>;
     readonly nodePools: readonly NodePool[];
-    readonly nodeServiceAccountRoles: readonly string[];
-    readonly autopilot: { readonly allowNetAdmin: boolean };
-    readonly existing?: ExistingClusterRef;
+    readonly autopilot: Filled<NonNullable<Cluster["autopilot"]>>;
   };
-  readonly mesh: {
-    readonly kind: (typeof meshKinds)[number];
-    readonly cni: boolean;
-    readonly dataplane: (typeof istioDataplanes)[number];
-    readonly nativeSidecars: boolean;
-    readonly highAvailability: boolean;
-    readonly dashboard: boolean;
-    readonly previousTrustAnchor: boolean;
-    /** App namespaces that refuse every call no authorization rule allows. */
-    readonly denyByDefault: readonly string[];
-    readonly istio: {
-      /** Absent: one istiod without a revision. */
-      readonly revisions?: readonly {
-        readonly name: string;
-        readonly version: (typeof istioVersions)[number];
-      }[];
-      readonly defaultRevision?: string;
-      readonly mtls: "STRICT" | "PERMISSIVE";
-      readonly loadBalancerTraffic: "permissive-ports";
-    };
-    readonly tracing?: {
-      readonly collectorEndpoint: string;
-      readonly serviceAccount?: string;
-      readonly namespace?: string;
-    };
+  readonly mesh: Filled<Omit<Mesh, "istio">, "tracing"> & {
+    /** Absent revisions: one istiod without a revision. */
+    readonly istio: Filled<NonNullable<Mesh["istio"]>, "revisions" | "defaultRevision">;
   };
-  readonly ingress: {
-    readonly kind: (typeof ingressKinds)[number];
-    readonly gatewayClass: (typeof gatewayClasses)[number];
-    readonly tls: { readonly mode: "managed" | "pre-shared"; readonly certificates: readonly string[] };
-    readonly staticIp: boolean;
-    readonly minTlsVersion: "TLS_1_2" | "TLS_1_3";
-    readonly drainingTimeoutSeconds: number;
-    readonly acme?: {
-      readonly email: string;
-      readonly solver: "http01" | "dns01";
-      readonly staging: boolean;
-    };
+  readonly ingress: Filled<Omit<Ingress, "tls" | "acme">> & {
+    readonly tls: Filled<NonNullable<Ingress["tls"]>>;
+    readonly acme?: Filled<NonNullable<Ingress["acme"]>>;
   };
-  readonly monitoring: {
-    readonly backend: (typeof monitoringBackends)[number];
-    readonly selectorLabels: Record<string, string>;
-    readonly prometheusUrl?: string;
-    readonly meshDashboards: boolean;
-  };
+  readonly monitoring: Filled<Section<"monitoring">, "prometheusUrl">;
   /** CRD owners the user declared; lib/crds derives the rest. */
-  readonly crds: {
-    readonly gatewayApi?: (typeof crdOwnerDeclarations)[number];
-    readonly prometheusOperator?: (typeof crdOwnerDeclarations)[number];
-    readonly gatewayApiBundleFile?: string;
-  };
+  readonly crds: Section<"crds">;
   readonly apps: readonly App[];
   /** Chart value overrides by release name. */
   readonly overrides: {
-    readonly charts: Readonly<
-      Record<string, { readonly values: Record<string, unknown>; readonly overrideCrdFlags: boolean }>
-    >;
+    readonly charts: Readonly<Record<string, Filled<NonNullable<Section<"overrides">["charts"]>[string]>>>;
   };
 }
 

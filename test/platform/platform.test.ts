@@ -107,7 +107,11 @@ test("an app's objects keep their URNs from before the App component: each is al
     if (type.startsWith("kubernetes:") && name.startsWith("platform-app-shop-shop-")) {
       aliases.set(
         `${type}::${name}`,
-        Promise.all((opts.aliases ?? []).map((a) => pulumi.output(a as pulumi.Input<unknown>).promise())),
+        Promise.all(
+          (opts.aliases ?? []).map(
+            (a) => new Promise((resolve) => pulumi.output(a as pulumi.Input<object>).apply(resolve)),
+          ),
+        ),
       );
     }
     return undefined;
@@ -117,7 +121,9 @@ test("an app's objects keep their URNs from before the App component: each is al
   expect([...aliases.keys()]).toContain(deployment);
   // The Platform's URN is the former parent; the SDK makes the old URN from it, the type and the name.
   const [alias] = (await aliases.get(deployment)) as { parent: string }[];
-  expect(alias.parent).toBe("urn:pulumi:test::test::pulumi:pulumi:Stack$gke-mesh-platform:platform:Platform::platform");
+  expect(alias.parent).toBe(
+    "urn:pulumi:test::test::pulumi:pulumi:Stack$gke-mesh-platform:platform:Platform::platform",
+  );
 });
 
 describe("the whole environment", () => {
