@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { meshDefaults } from "./schema";
 import type {
   EnvironmentInput,
   Tier,
@@ -245,9 +246,8 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       // A public endpoint (IAM-authenticated) lets `pulumi up` run from CI without a bastion.
       privateEndpoint: c.privateEndpoint ?? false,
       authorizedNetworks: c.authorizedNetworks ?? [],
-      // Dataplane V2 enforces NetworkPolicy in eBPF without Calico. Off with Linkerd: Cilium's socket-level
-      // load balancing can hand the proxy pod IPs instead of Service IPs (linkerd/website#1615, cilium#16583).
-      dataplaneV2: c.dataplaneV2 ?? (mode === "autopilot" || meshKind !== "linkerd"),
+      // Dataplane V2 enforces NetworkPolicy in eBPF without Calico; whether it is the default beside the mesh is schema.ts meshDefaults.
+      dataplaneV2: c.dataplaneV2 ?? (mode === "autopilot" || meshDefaults[meshKind].dataplaneV2),
       managedPrometheus: c.managedPrometheus ?? backend === "managed-prometheus",
       // Caches DNS on each node: fewer kube-dns timeouts under mesh-heavy lookup load.
       nodeLocalDns: c.nodeLocalDns ?? true,
@@ -271,7 +271,8 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       autopilot: {
         // A sidecar mesh without its CNI plugin needs NET_ADMIN in its init container; Autopilot denies it unless allowed.
         allowNetAdmin:
-          c.autopilot?.allowNetAdmin ?? (mode === "autopilot" && meshKind !== "none" && !meshCni),
+          c.autopilot?.allowNetAdmin ??
+          (mode === "autopilot" && meshDefaults[meshKind].redirectsTraffic && !meshCni),
       },
       existing: c.existing,
     },

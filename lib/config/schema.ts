@@ -15,6 +15,24 @@ export const clusterModes = ["standard", "autopilot", "existing"] as const;
 export const releaseChannels = ["RAPID", "REGULAR", "STABLE", "EXTENDED"] as const;
 export const gatewayApiChannels = ["standard", "disabled"] as const;
 export const meshKinds = ["linkerd", "istio", "none"] as const;
+
+/**
+ * What other sections' defaults read from the chosen mesh (everything else about a mesh is its own, in
+ * lib/meshes): whether its proxies redirect traffic (without the mesh's CNI, an init container with
+ * NET_ADMIN), and whether GKE Dataplane V2 is the default beside it.
+ */
+export const meshDefaults: {
+  readonly [K in (typeof meshKinds)[number]]: {
+    readonly redirectsTraffic: boolean;
+    readonly dataplaneV2: boolean;
+  };
+} = {
+  // Off with Linkerd: Cilium's socket-level load balancing can hand the proxy pod IPs instead of
+  // Service IPs (linkerd/website#1615, cilium#16583).
+  linkerd: { redirectsTraffic: true, dataplaneV2: false },
+  istio: { redirectsTraffic: true, dataplaneV2: true },
+  none: { redirectsTraffic: false, dataplaneV2: true },
+};
 export const istioDataplanes = ["sidecar", "ambient"] as const;
 export const ingressKinds = ["gke-gateway", "traefik", "ingress-nginx", "gce-ingress", "none"] as const;
 export const monitoringBackends = [
