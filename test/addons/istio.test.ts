@@ -190,6 +190,32 @@ describe("Istio options", () => {
     expect(ns.dependsOn).toEqual([release(result, "istiod-canary").key]);
   });
 
+  test("with revisions, the ingress controllers ask the revision's webhook for a sidecar", async () => {
+    // A revisioned istiod renders only the rev.* injection webhooks, which select istio.io/rev.
+    const result = await renderPlatform({
+      mesh: {
+        kind: "istio",
+        istio: { revisions: [{ name: "stable", version: "1.30.3" }], defaultRevision: "stable" },
+      },
+      ingress: { kind: "traefik", acme: { email: "a@example.com" } },
+      apps: [shop],
+    });
+    const traefik = values(release(result, "traefik")) as {
+      deployment: { podLabels: Record<string, string> };
+    };
+    expect(traefik.deployment.podLabels).toEqual({ "istio.io/rev": "stable" });
+  });
+
+  test("Managed Prometheus scrapes every istiod, revisioned or not, by app: istiod", async () => {
+    const result = await renderPlatform({
+      mesh: { kind: "istio", istio: { revisions: [{ name: "stable", version: "1.30.3" }] } },
+      monitoring: { backend: "managed-prometheus" },
+    });
+    expect(find(result, "PodMonitoring", "istiod").inputs.spec).toMatchObject({
+      selector: { matchLabels: { app: "istiod" } },
+    });
+  });
+
   test("a default revision that is not listed, or an unpinned version, is refused", () => {
     expect(() =>
       config({

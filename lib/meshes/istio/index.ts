@@ -69,8 +69,10 @@ export function istioMesh(config: MeshConfig): Mesh {
           { labels: { "sidecar.istio.io/inject": "false" }, annotations: {} },
     ingressControllerPod: (podKey) => ({
       [podKey]: {
-        // The injection webhook's objectSelector matches the label, not an annotation (istio-discovery mutatingwebhook.yaml).
-        podLabels: { "sidecar.istio.io/inject": "true" },
+        // The injection webhooks' objectSelector matches labels, not annotations. A revisioned istiod
+        // renders only the rev.* webhooks, which select `istio.io/rev: <revision>` and never
+        // `sidecar.istio.io/inject: "true"` (istiod chart templates/mutatingwebhook.yaml at 1.30.3).
+        podLabels: revision ? { "istio.io/rev": revision } : { "sidecar.istio.io/inject": "true" },
         // No inbound interception: under STRICT mTLS it would demand Istio mTLS from internet clients.
         podAnnotations: { "traffic.sidecar.istio.io/includeInboundPorts": "" },
       },

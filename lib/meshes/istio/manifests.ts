@@ -131,7 +131,9 @@ export class IstioMonitors extends Construct {
     new PodMonitoring(this, "istiod", {
       metadata: { name: "istiod", namespace: ns },
       spec: {
-        selector: { matchLabels: { istio: "pilot" } },
+        // Every istiod pod, revisioned or not, carries `app: istiod`; a revisioned one has `istio: istiod`,
+        // not `istio: pilot` (istiod chart templates/deployment.yaml at 1.30.3).
+        selector: { matchLabels: { app: "istiod" } },
         endpoints: [{ port: 15014, interval: "15s" }],
       },
     });
