@@ -17,7 +17,6 @@ export function checkRules(input: EnvironmentInput, config: PlatformConfig): Con
     ...existingClusterRules(input, config),
     ...clusterRules(input, config),
     ...networkRules(config),
-    ...meshRules(input),
     ...ingressRules(input, config),
     ...crdRules(input, config),
     ...appRules(config),
@@ -249,19 +248,6 @@ function networkRules(config: PlatformConfig): ConfigProblem[] {
         });
       }
     }
-  }
-  return problems;
-}
-
-function meshRules(input: EnvironmentInput): ConfigProblem[] {
-  const problems: ConfigProblem[] = [];
-  const t = input.mesh?.tracing;
-  if (t && (t.serviceAccount === undefined) !== (t.namespace === undefined)) {
-    problems.push({
-      path: cfg(`mesh.tracing.${t.serviceAccount === undefined ? "serviceAccount" : "namespace"}`),
-      problem: "is missing; the collector's mesh identity is its service account and namespace together",
-      fix: "set both platform:mesh.tracing.serviceAccount and platform:mesh.tracing.namespace, or neither",
-    });
   }
   return problems;
 }

@@ -222,8 +222,12 @@ export const meshSchema = z.strictObject({
       collectorEndpoint: z
         .string()
         .regex(/^[a-z0-9.-]+:[0-9]{1,5}$/, "host:port such as collector.tracing.svc.cluster.local:4317"),
-      /** The collector's service account and namespace, its identity in the mesh. */
+      /**
+       * The collector's service account and namespace, its identity in the mesh: both are needed (Linkerd's
+       * chart refuses tracing without them); the schema leaves them optional so the plan can say why.
+       */
       serviceAccount: z.string().min(1).optional(),
+      /** The collector's namespace. */
       namespace: z.string().min(1).optional(),
     })
     .optional(),

@@ -242,7 +242,7 @@ describe("cross-field rules", () => {
     ).toEqual(["platform:cluster.nodePools[0].minNodes"]);
   });
 
-  test("tracing names the collector's identity completely or not at all", () => {
+  test("tracing names the collector's identity completely: Linkerd's chart fails at install without it", () => {
     expect(
       pathsOf(
         input({
@@ -250,6 +250,21 @@ describe("cross-field rules", () => {
         }),
       ),
     ).toEqual(["platform:mesh.tracing.namespace"]);
+    // Only the endpoint: both keys are named, each with the reason.
+    const missing = problems(
+      input({ mesh: { kind: "linkerd", tracing: { collectorEndpoint: "otel.t:4317" } } }),
+    );
+    expect(missing.map((p) => p.path)).toEqual([
+      "platform:mesh.tracing.serviceAccount",
+      "platform:mesh.tracing.namespace",
+    ]);
+    expect(missing[0]).toEqual({
+      path: "platform:mesh.tracing.serviceAccount",
+      problem:
+        "is missing: proxies verify the collector by its mesh identity, its service account and namespace, and Linkerd's chart refuses to install tracing without them",
+      allowed: "the collector's service account, e.g. collector",
+      fix: "set platform:mesh.tracing.serviceAccount and platform:mesh.tracing.namespace to the collector's",
+    });
   });
 
   test("crds.prometheusOperator platform only with the platform's Prometheus", () => {

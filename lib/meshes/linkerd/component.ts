@@ -87,14 +87,8 @@ export function controlPlaneValues(
               enabled: true,
               collector: {
                 endpoint: t.collectorEndpoint,
-                ...(t.serviceAccount || t.namespace
-                  ? {
-                      meshIdentity: {
-                        serviceAccountName: t.serviceAccount ?? "default",
-                        namespace: t.namespace ?? "",
-                      },
-                    }
-                  : {}),
+                // Required by the chart (charts/partials/templates/_proxy.tpl); the plan refuses tracing without it.
+                meshIdentity: { serviceAccountName: t.serviceAccount, namespace: t.namespace },
               },
             },
           },

@@ -40,6 +40,7 @@ export function linkerdMesh(config: MeshConfig): Mesh {
     configProblems: (_input, env) => [
       ...autopilotProxyProblems(env, "linkerd", "linkerd-cni"),
       ...dashboardProblems(env),
+      ...tracingProblems(env),
     ],
     releases,
     crdOwners: [
@@ -82,6 +83,28 @@ export function linkerdMesh(config: MeshConfig): Mesh {
     ingressBackend: { serviceClusterIp: true, serviceHostHeader: false },
     policy: linkerdPolicy,
   };
+}
+
+/**
+ * The control-plane chart `fail`s at install when tracing has no collector identity: proxies verify the
+ * collector over mTLS as `<serviceAccount>.<namespace>` (charts/partials/templates/_proxy.tpl at
+ * edge-26.8.3), and neither can be derived from the endpoint.
+ */
+function tracingProblems(config: PlatformConfig): ConfigProblem[] {
+  const t = config.mesh.tracing;
+  if (!t) return [];
+  return (["serviceAccount", "namespace"] as const)
+    .filter((key) => t[key] === undefined)
+    .map((key) => ({
+      path: `platform:mesh.tracing.${key}`,
+      problem:
+        "is missing: proxies verify the collector by its mesh identity, its service account and namespace, and Linkerd's chart refuses to install tracing without them",
+      allowed:
+        key === "namespace"
+          ? "the collector's namespace, e.g. tracing"
+          : "the collector's service account, e.g. collector",
+      fix: "set platform:mesh.tracing.serviceAccount and platform:mesh.tracing.namespace to the collector's",
+    }));
 }
 
 function dashboardProblems(config: PlatformConfig): ConfigProblem[] {
