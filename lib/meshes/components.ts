@@ -27,6 +27,8 @@ export interface MeshInstallArgs {
   readonly gatewayApiCrds?: readonly pulumi.Resource[];
   /** The Prometheus the mesh's dashboard queries. */
   readonly prometheusUrl?: string;
+  /** The cluster's pod and Service ranges, where the platform knows them (it made the network). */
+  readonly clusterNetworks?: readonly string[];
 }
 
 type Installer = (
@@ -48,6 +50,7 @@ const installers: { readonly [K in MeshKind]: Installer | undefined } = {
         previousTrustAnchor: a.mesh.config.previousTrustAnchor,
         tracing: a.mesh.config.tracing,
         prometheusUrl: a.prometheusUrl,
+        clusterNetworks: a.clusterNetworks,
         charts: a.charts,
         certManager: a.certManager,
         provider: a.provider,

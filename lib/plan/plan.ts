@@ -90,6 +90,8 @@ export interface Plan {
   readonly apps: readonly AppPlan[];
   /** Ports GKE's control plane must reach on nodes for admission webhooks. */
   readonly webhookPorts: readonly number[];
+  /** The pod and Service ranges, when the platform makes the network; a cluster made elsewhere brings its own. */
+  readonly clusterNetworks?: readonly string[];
   /** The shared Gateway uses a regional or internal class, which needs a proxy-only subnet. */
   readonly proxyOnlySubnet: boolean;
   /** Valid but risky choices, said at render and at `pulumi up`. */
@@ -154,6 +156,8 @@ export function planFor(config: PlatformConfig, input?: EnvironmentInput, source
         ...(config.ingress.kind === "ingress-nginx" ? (charts.ingressNginx.webhookPorts ?? []) : []),
       ]),
     ].sort((a, b) => a - b),
+    clusterNetworks:
+      config.cluster.mode === "existing" ? undefined : [config.network.podsCidr, config.network.servicesCidr],
     proxyOnlySubnet: gateway && regionalGatewayClass(config),
     warnings: configWarnings(config),
   };

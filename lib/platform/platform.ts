@@ -130,6 +130,7 @@ export class Platform extends pulumi.ComponentResource {
           monitoring,
           gatewayApiCrds: this.gatewayApiCrds?.resources,
           prometheusUrl: this.prometheus?.url ?? config.monitoring.prometheusUrl,
+          clusterNetworks: plan.clusterNetworks,
         },
         child,
       );

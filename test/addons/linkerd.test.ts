@@ -56,6 +56,8 @@ describe("Linkerd with cert-manager, dev", () => {
       identity: { externalCA: true, issuer: { scheme: "kubernetes.io/tls" } },
       proxy: { nativeSidecar: true },
       cniEnabled: false,
+      // The default network's pod and Service ranges.
+      clusterNetworks: "10.4.0.0/14,10.8.0.0/20",
     });
   });
 
@@ -255,6 +257,20 @@ describe("Gateway API bundle owned by the platform", () => {
       /CRD httproutes.gateway.networking.k8s.io is bundle v1.5.0 channel experimental/,
     );
   });
+});
+
+test("the proxies' cluster networks are the pod and Service ranges the platform made, not every private range", async () => {
+  const result = await renderPlatform({
+    network: { podsCidr: "100.64.0.0/14", servicesCidr: "100.68.0.0/20" },
+  });
+  expect(values(release(result, "linkerd-control-plane")).clusterNetworks).toBe(
+    "100.64.0.0/14,100.68.0.0/20",
+  );
+  // A cluster made elsewhere brings its own ranges, which the platform does not know: the chart's default stays.
+  const existing = await renderPlatform({
+    cluster: { mode: "existing", existing: { name: "shared", location: "europe-west1" } },
+  });
+  expect(values(release(existing, "linkerd-control-plane"))).not.toHaveProperty("clusterNetworks");
 });
 
 test("tracing: proxies and controllers export to the user's OpenTelemetry collector", async () => {

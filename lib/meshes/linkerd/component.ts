@@ -38,6 +38,11 @@ export interface LinkerdArgs {
     /** The collector's namespace. */
     readonly namespace?: string;
   };
+  /**
+   * The cluster's pod and Service ranges: the proxies resolve and authorize these as in-cluster.
+   * @default the chart's: every private IPv4 range and IPv6 ULAs
+   */
+  readonly clusterNetworks?: readonly string[];
   /** The Prometheus linkerd-viz queries. @default none (required with `dashboard`) */
   readonly prometheusUrl?: string;
   /** CRD owners and the user's chart overrides. @default Linkerd's charts own Linkerd's and trust-manager's CRDs; GKE the Gateway API */
@@ -54,7 +59,7 @@ export interface LinkerdArgs {
 
 /** linkerd-control-plane values for cert-manager-issued identity, plus HA and tracing when asked. */
 export function controlPlaneValues(
-  args: Pick<LinkerdArgs, "cni" | "nativeSidecars" | "highAvailability" | "tracing">,
+  args: Pick<LinkerdArgs, "cni" | "nativeSidecars" | "highAvailability" | "tracing" | "clusterNetworks">,
 ): Values {
   const t = args.tracing;
   return deepMerge(
@@ -68,6 +73,11 @@ export function controlPlaneValues(
       // Native sidecars: Kubernetes stops the proxy when a Job's app exits, so Jobs finish (2.20 default; explicit here).
       proxy: { nativeSidecar: args.nativeSidecars ?? true },
       cniEnabled: args.cni ?? false,
+      // Service discovery and the in-cluster network policy cover exactly these ranges: the chart's
+      // default, every private range, misses pods outside it (LINKERD2_PROXY_DESTINATION_PROFILE_NETWORKS,
+      // LINKERD2_PROXY_POLICY_CLUSTER_NETWORKS in charts/partials/templates/_proxy.tpl; destination's
+      // --cluster-networks in templates/destination.yaml).
+      ...(args.clusterNetworks ? { clusterNetworks: args.clusterNetworks.join(",") } : {}),
     },
     args.highAvailability
       ? {
