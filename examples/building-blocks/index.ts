@@ -16,7 +16,7 @@ export = () => {
 
   // What the mesh asks of namespaces, pods and ingress controllers, without an environment config.
   const mesh = meshOf({ kind: "linkerd" });
-  new Traefik("traefik", { mesh, certManager, provider, injector: linkerd.injector });
+  new Traefik("traefik", { mesh, certManager, provider, meshReady: linkerd.podPrerequisites });
 
   const namespace = new k8s.core.v1.Namespace(
     "hello",
@@ -31,7 +31,7 @@ export = () => {
       },
     },
     // Pods in an enrolled namespace need the injector first.
-    { provider, dependsOn: [linkerd.injector] },
+    { provider, dependsOn: [...linkerd.podPrerequisites] },
   );
   const hello = new App("hello", {
     name: "hello",

@@ -25,8 +25,11 @@ export interface IngressControllerArgs {
   readonly certManager: CertManagerRef;
   /** Traefik's own router lets cert-manager's ACME HTTP-01 solver answer on port 80. @default false */
   readonly acmeHttp01?: boolean;
-  /** The mesh's injector: the controller's pods are meshed by their own metadata, so it must exist first. @default none */
-  readonly injector?: pulumi.Resource;
+  /**
+   * What a meshed pod needs before it starts (`MeshControlPlane.podPrerequisites`): the controller's pods
+   * are meshed by their own metadata, so the injector must exist first. @default none
+   */
+  readonly meshReady?: readonly pulumi.Resource[];
 }
 
 const controllerMesh = (args: Pick<IngressControllerArgs, "mesh">): Mesh =>
@@ -121,7 +124,7 @@ export class Traefik extends pulumi.ComponentResource {
       charts: args.charts ?? standaloneCharts({ traefik: "traefik" }),
       provider: args.provider,
       parent: this,
-      dependsOn: [...ns, ...(args.injector ? [args.injector] : [])],
+      dependsOn: [...ns, ...(args.meshReady ?? [])],
     });
     this.registerOutputs({});
   }
@@ -144,7 +147,7 @@ export class IngressNginx extends pulumi.ComponentResource {
       provider: args.provider,
       parent: this,
       // Its webhook certificate is a cert-manager Certificate; its pod is meshed by the injector.
-      dependsOn: [...ns, args.certManager.certManager, ...(args.injector ? [args.injector] : [])],
+      dependsOn: [...ns, args.certManager.certManager, ...(args.meshReady ?? [])],
     });
     this.registerOutputs({});
   }

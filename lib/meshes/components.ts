@@ -10,8 +10,13 @@ export { Linkerd, controlPlaneValues, type LinkerdArgs } from "./linkerd/compone
 
 /** What the rest of the platform needs from an installed mesh. */
 export interface MeshControlPlane {
-  /** Ready once meshed pods can be admitted: app namespaces and meshed controllers wait for it. */
+  /** The control plane: the mesh's admission webhooks, which policy objects wait for. */
   readonly injector: pulumi.Resource;
+  /**
+   * What a meshed pod needs ready before it starts: the injector, and with Istio ambient the ztunnel
+   * that carries its traffic. App namespaces and meshed ingress controllers wait for them.
+   */
+  readonly podPrerequisites: readonly pulumi.Resource[];
   /** The release that owns the mesh's CRDs: objects of the mesh's kinds wait for it. */
   readonly crds: pulumi.Resource;
 }

@@ -28,8 +28,8 @@ export interface IngressArgs {
   readonly certManager?: CertManagerRef;
   /** Google's side of the edge, built in stage 1 (edgeArgs). */
   readonly edge?: Edge;
-  /** The mesh's injector, which the in-cluster controller waits for. */
-  readonly injector?: pulumi.Resource;
+  /** What a meshed pod needs before it starts: the in-cluster controller waits for it. */
+  readonly meshReady?: readonly pulumi.Resource[];
   /** App namespaces, by name: each app's objects wait for theirs. */
   readonly namespaces: ReadonlyMap<string, pulumi.Resource>;
 }
@@ -105,7 +105,7 @@ export class Ingress extends pulumi.ComponentResource {
         provider,
         certManager: cm,
         acmeHttp01: ing.acme?.solver === "http01",
-        injector: args.injector,
+        meshReady: args.meshReady,
       };
       this.controller =
         ing.kind === "traefik"

@@ -136,9 +136,10 @@ export class Platform extends pulumi.ComponentResource {
       );
     }
     const injector = this.mesh?.injector;
+    const meshReady = this.mesh?.podPrerequisites ?? [];
 
     // Stage 5: app namespaces, enrolled in the mesh, labelled for the shared Gateway when an app there
-    // uses it. They wait only for the mesh's injector, not for dashboards or monitors.
+    // uses it. They wait only for what meshed pods need (the injector, ztunnel), not for dashboards or monitors.
     let namespaces = new Map<string, pulumi.Resource>();
     if (plan.namespaces.length > 0) {
       const chart = newChart("app-namespaces");
@@ -153,7 +154,7 @@ export class Platform extends pulumi.ComponentResource {
       const deployed = deployChart(`${name}-apps`, chart, {
         provider,
         parent: this,
-        dependsOn: injector ? [injector] : [],
+        dependsOn: meshReady,
       });
       namespaces = new Map(
         plan.namespaces.map((ns) => [
@@ -164,7 +165,7 @@ export class Platform extends pulumi.ComponentResource {
     }
     this.ingress = new Ingress(
       `${name}-ingress`,
-      { plan, provider, certManager: this.certManager, edge: this.edge, injector, namespaces },
+      { plan, provider, certManager: this.certManager, edge: this.edge, meshReady, namespaces },
       child,
     );
     // An app's routes and policies wait for the mesh's control plane and the Gateway API CRDs the platform installs.

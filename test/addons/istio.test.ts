@@ -149,6 +149,10 @@ describe("Istio options", () => {
     expect(labels(find(result, "Namespace", "istio-system"))).toMatchObject({
       "pod-security.kubernetes.io/enforce": "privileged",
     });
+    // An enrolled pod's traffic goes through ztunnel: its namespace waits for ztunnel, not only istiod.
+    expect(find(result, "Namespace", "shop").dependsOn).toEqual(
+      expect.arrayContaining([release(result, "istiod").key, release(result, "ztunnel").key]),
+    );
   });
 
   test("sidecar mode on Autopilot: NET_ADMIN for istio-init; ambient and istio-cni are refused", async () => {

@@ -116,6 +116,10 @@ export class Istio extends pulumi.ComponentResource {
   readonly crds: k8s.helm.v3.Release;
   /** The istiod that injects app namespaces. */
   readonly injector: k8s.helm.v3.Release;
+  /** ztunnel, with the ambient data plane: it carries every enrolled pod's traffic. */
+  readonly ztunnel?: k8s.helm.v3.Release;
+  /** What meshed pods wait for: the injecting istiod, and with ambient ztunnel (istio-cni comes before istiod). */
+  readonly podPrerequisites: readonly pulumi.Resource[];
 
   constructor(name: string, args: IstioArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:addons:Istio", name, {}, opts);
@@ -199,7 +203,7 @@ export class Istio extends pulumi.ComponentResource {
     this.crds = this.base;
 
     if (ambient) {
-      pinnedRelease({
+      this.ztunnel = pinnedRelease({
         ...base,
         chart: "ztunnel",
         name: "ztunnel",
@@ -213,6 +217,7 @@ export class Istio extends pulumi.ComponentResource {
         dependsOn: [this.injector, ...(cniRelease ? [cniRelease] : [])],
       });
     }
+    this.podPrerequisites = [this.injector, ...(this.ztunnel ? [this.ztunnel] : [])];
 
     const policy = newChart("istio-mtls");
     new MeshMtls(policy, "mtls", { namespace: istioNamespace, mode: args.mtls ?? "STRICT" });

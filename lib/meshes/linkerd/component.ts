@@ -117,8 +117,10 @@ export function controlPlaneValues(
  */
 export class Linkerd extends pulumi.ComponentResource {
   readonly namespace = linkerdNamespace;
-  /** What meshed pods wait for: the control plane with its proxy injector. */
+  /** The control plane with its proxy injector and policy validator. */
   readonly injector: k8s.helm.v3.Release;
+  /** What meshed pods wait for: the control plane (which itself waits for linkerd-cni). */
+  readonly podPrerequisites: readonly pulumi.Resource[];
   readonly crds: k8s.helm.v3.Release;
   readonly controlPlane: k8s.helm.v3.Release;
   readonly viz?: k8s.helm.v3.Release;
@@ -231,6 +233,7 @@ export class Linkerd extends pulumi.ComponentResource {
     }
 
     this.injector = this.controlPlane;
+    this.podPrerequisites = [this.controlPlane];
 
     if (args.monitoring) {
       const monitorChart = newChart("linkerd-monitors");
