@@ -3,7 +3,7 @@ import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { Maintenance, NodePool, PlatformConfig } from "../config";
 import { createKubernetesProvider, gkeKubeconfigOutput } from "./kubernetesProvider";
-import { Network, needsProxyOnlySubnet, podsRangeName, servicesRangeName, webhookPortsFor } from "./network";
+import { Network, podsRangeName, servicesRangeName } from "./network";
 import { NodeServiceAccount, nodeAccountId } from "./nodeServiceAccount";
 import { SecretsKey } from "./secretsKey";
 
@@ -19,15 +19,35 @@ export interface ClusterAccess {
   readonly provider: k8s.Provider;
 }
 
-/** The slice of the environment a GKE cluster is built from. */
-export type GkeClusterConfig = Pick<
-  PlatformConfig,
-  "gcp" | "network" | "cluster" | "mesh" | "ingress" | "apps"
->;
+/** A cluster section with every default applied (`platform:cluster`, resolved). */
+export type ClusterSettings = PlatformConfig["cluster"];
+
+/** A network section with every default applied (`platform:network`, resolved). */
+export type NetworkSettings = PlatformConfig["network"];
 
 export interface GkeClusterArgs {
-  readonly config: GkeClusterConfig;
+  /** The Google Cloud project that holds the cluster, its network, KMS key and node service account. */
+  readonly project: string;
+  /** The region of the network, the KMS key and the Cloud NAT; a zonal cluster's zone is `cluster.location`. */
+  readonly region: string;
+  /** The cluster: mode (standard or autopilot), location, node pools and security settings. */
+  readonly cluster: ClusterSettings;
+  /** The VPC the cluster is made in: its name and the node, pod, Service and control-plane ranges. */
+  readonly network: NetworkSettings;
+  /**
+   * TCP ports GKE's control plane must reach on nodes for admission webhooks (a plan's `webhookPorts`).
+   * @default [] (no firewall rule)
+   */
+  readonly webhookPorts?: readonly number[];
+  /**
+   * Create the proxy-only subnet that regional and internal Gateway classes need (a plan's `proxyOnlySubnet`).
+   * @default false
+   */
+  readonly proxyOnlySubnet?: boolean;
 }
+
+/** What a GKE cluster's arguments are built from. */
+export type GkeClusterConfig = Pick<GkeClusterArgs, "project" | "cluster" | "network">;
 
 /** What the cluster's arguments refer to. */
 export interface ClusterDependencies {
@@ -62,23 +82,23 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
 
   constructor(name: string, args: GkeClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:gcp:GkeCluster", name, {}, opts);
-    const config = args.config;
-    const c = config.cluster;
+    const config: GkeClusterConfig = args;
+    const c = args.cluster;
     if (c.mode === "existing")
       throw new Error("GkeCluster builds clusters; use ExistingCluster for mode existing");
     const parent = { parent: this };
-    const region = config.gcp.region;
+    const region = args.region;
 
     const network = new Network(
       `${name}-network`,
       {
-        project: config.gcp.project,
+        project: config.project,
         region,
         network: config.network,
         privateNodes: c.privateNodes,
         nodeTag: nodeTagFor(c.name),
-        webhookPorts: webhookPortsFor(config),
-        proxyOnlySubnet: needsProxyOnlySubnet(config),
+        webhookPorts: args.webhookPorts ?? [],
+        proxyOnlySubnet: args.proxyOnlySubnet ?? false,
       },
       parent,
     );
@@ -86,7 +106,7 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
     const nodeAccount = new NodeServiceAccount(
       `${name}-nodes-sa`,
       {
-        project: config.gcp.project,
+        project: config.project,
         accountId: nodeAccountId(c.name),
         extraRoles: c.nodeServiceAccountRoles,
       },
@@ -97,7 +117,7 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
       ? new SecretsKey(
           `${name}-secrets`,
           {
-            project: config.gcp.project,
+            project: config.project,
             location: region,
             keyRingName: `${c.name}-secrets`,
             rotationDays: c.secretsEncryption.rotationDays,
@@ -145,12 +165,12 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
     this.location = cluster.location;
     this.endpoint = cluster.endpoint;
     this.kubeconfig = gkeKubeconfigOutput({
-      contextName: pulumi.interpolate`gke_${config.gcp.project}_${cluster.location}_${cluster.name}`,
+      contextName: pulumi.interpolate`gke_${config.project}_${cluster.location}_${cluster.name}`,
       endpoint: cluster.endpoint,
       caCertificate: cluster.masterAuth.clusterCaCertificate,
     });
     this.gatewayApiChannel = cluster.gatewayApiConfig.apply((g) => g?.channel ?? "CHANNEL_DISABLED");
-    this.workloadIdentityPool = pulumi.output(`${config.gcp.project}.svc.id.goog`);
+    this.workloadIdentityPool = pulumi.output(`${config.project}.svc.id.goog`);
     this.networkId = network.networkId;
     this.subnetId = network.subnetId;
     this.provider = createKubernetesProvider(
@@ -178,7 +198,7 @@ function commonClusterArgs(config: GkeClusterConfig, deps: ClusterDependencies):
   const c = config.cluster;
   return {
     name: c.name,
-    project: config.gcp.project,
+    project: config.project,
     location: c.location,
     network: deps.networkId,
     subnetwork: deps.subnetId,
@@ -238,7 +258,7 @@ export function standardClusterArgs(
       shieldedInstanceConfig: { enableSecureBoot: true, enableIntegrityMonitoring: true },
     },
     // Pods get Google credentials through Workload Identity, never the node's account.
-    workloadIdentityConfig: { workloadPool: `${config.gcp.project}.svc.id.goog` },
+    workloadIdentityConfig: { workloadPool: `${config.project}.svc.id.goog` },
     // Shielded nodes: verified boot and node identity, so a compromised node cannot impersonate another.
     enableShieldedNodes: true,
     datapathProvider: c.dataplaneV2 ? "ADVANCED_DATAPATH" : "LEGACY_DATAPATH",
@@ -289,7 +309,7 @@ export function nodePoolArgs(
   const c = config.cluster;
   return {
     name: pool.name,
-    project: config.gcp.project,
+    project: config.project,
     location: c.location,
     cluster,
     initialNodeCount: Math.max(pool.minNodes, 1),

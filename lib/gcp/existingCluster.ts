@@ -9,7 +9,15 @@ import type { ClusterAccess } from "./cluster";
 import { createKubernetesProvider, gkeKubeconfigOutput } from "./kubernetesProvider";
 
 export interface ExistingClusterArgs {
-  readonly config: Pick<PlatformConfig, "gcp" | "cluster">;
+  /** The Google Cloud project that holds the cluster (read for a cluster found by name and location). */
+  readonly project: string;
+  /** Which cluster: by GKE name and location, or by a kubeconfig file and context (`platform:cluster.existing`). */
+  readonly existing: PlatformConfig["cluster"]["existing"];
+  /**
+   * GKE's Gateway API channel on that cluster: `standard` when GKE serves (and owns) the Gateway API CRDs.
+   * @default "standard"
+   */
+  readonly gatewayApi?: PlatformConfig["cluster"]["gatewayApi"];
 }
 
 /**
@@ -27,13 +35,12 @@ export class ExistingCluster extends pulumi.ComponentResource implements Cluster
 
   constructor(name: string, args: ExistingClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:gcp:ExistingCluster", name, {}, opts);
-    const c = args.config.cluster;
-    const e = c.existing;
-    if (c.mode !== "existing" || !e)
-      throw new Error("ExistingCluster needs cluster.mode existing with cluster.existing set");
+    const e = args.existing;
+    if (!e)
+      throw new Error("ExistingCluster needs `existing`: a GKE name and location, or a kubeconfig file");
     // GKE owns the Gateway API CRDs there only if the user says its standard channel is on.
     this.gatewayApiChannel = pulumi.output(
-      c.gatewayApi === "standard" ? "CHANNEL_STANDARD" : "CHANNEL_DISABLED",
+      (args.gatewayApi ?? "standard") === "standard" ? "CHANNEL_STANDARD" : "CHANNEL_DISABLED",
     );
 
     if (e.kubeconfigPath !== undefined) {
@@ -53,14 +60,14 @@ export class ExistingCluster extends pulumi.ComponentResource implements Cluster
       );
     } else {
       const found = gcp.container.getClusterOutput(
-        { name: e.name ?? "", location: e.location, project: args.config.gcp.project },
+        { name: e.name ?? "", location: e.location, project: args.project },
         { parent: this },
       );
       this.clusterName = found.apply((f) => f.name ?? e.name ?? "");
       this.location = found.apply((f) => f.location ?? e.location ?? "");
       this.endpoint = found.endpoint;
       this.kubeconfig = gkeKubeconfigOutput({
-        contextName: `gke_${args.config.gcp.project}_${e.location}_${e.name}`,
+        contextName: `gke_${args.project}_${e.location}_${e.name}`,
         endpoint: found.endpoint,
         caCertificate: found.masterAuths.apply((a) => a[0]?.clusterCaCertificate ?? ""),
       });
@@ -68,7 +75,7 @@ export class ExistingCluster extends pulumi.ComponentResource implements Cluster
         `${name}-k8s`,
         {
           kubeconfig: this.kubeconfig,
-          clusterIdentifier: `projects/${args.config.gcp.project}/locations/${e.location}/clusters/${e.name}`,
+          clusterIdentifier: `projects/${args.project}/locations/${e.location}/clusters/${e.name}`,
         },
         { parent: this },
       );

@@ -1,7 +1,6 @@
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
 import type { PlatformConfig } from "../config";
-import { charts } from "../versions";
 
 /** Secondary range names the cluster's IP allocation policy refers to. */
 export const podsRangeName = "pods";
@@ -141,26 +140,4 @@ export class Network extends pulumi.ComponentResource {
       proxyOnlySubnetId: this.proxyOnlySubnetId,
     });
   }
-}
-
-/** Webhook ports the control plane must reach on nodes, from the add-ons the environment installs. */
-export function webhookPortsFor(config: Pick<PlatformConfig, "mesh" | "ingress">): number[] {
-  const ports = [
-    ...(config.mesh.kind === "linkerd" ? (charts.linkerdControlPlane.webhookPorts ?? []) : []),
-    ...(config.mesh.kind === "istio" ? (charts.istiod.webhookPorts ?? []) : []),
-    ...(config.ingress.kind === "ingress-nginx" ? (charts.ingressNginx.webhookPorts ?? []) : []),
-  ];
-  return [...new Set(ports)].sort((a, b) => a - b);
-}
-
-/** Regional and internal Gateway classes need a proxy-only subnet; the global ones do not. */
-export function needsProxyOnlySubnet(config: Pick<PlatformConfig, "ingress" | "apps">): boolean {
-  // The shared Gateway exists when ingress.kind is gke-gateway or any app is exposed through it.
-  const gateway =
-    config.ingress.kind === "gke-gateway" || config.apps.some((a) => a.expose?.via.includes("gke-gateway"));
-  return (
-    gateway &&
-    (config.ingress.gatewayClass === "gke-l7-regional-external-managed" ||
-      config.ingress.gatewayClass === "gke-l7-rilb")
-  );
 }

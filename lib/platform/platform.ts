@@ -72,8 +72,27 @@ export class Platform extends pulumi.ComponentResource {
 
     this.cluster =
       config.cluster.mode === "existing"
-        ? new ExistingCluster(`${name}-cluster`, { config }, { parent: this })
-        : new GkeCluster(config.cluster.name, { config }, { parent: this });
+        ? new ExistingCluster(
+            `${name}-cluster`,
+            {
+              project: config.gcp.project,
+              existing: config.cluster.existing,
+              gatewayApi: config.cluster.gatewayApi,
+            },
+            { parent: this },
+          )
+        : new GkeCluster(
+            config.cluster.name,
+            {
+              project: config.gcp.project,
+              region: config.gcp.region,
+              cluster: config.cluster,
+              network: config.network,
+              webhookPorts: plan.webhookPorts,
+              proxyOnlySubnet: plan.proxyOnlySubnet,
+            },
+            { parent: this },
+          );
     this.provider = this.cluster.provider;
     this.kubeconfig = this.cluster.kubeconfig;
     this.clusterName = this.cluster.clusterName;

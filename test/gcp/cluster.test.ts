@@ -1,16 +1,15 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { ConfigError } from "../../lib/config";
+import { ConfigError, type PlatformConfig } from "../../lib/config";
+import { planFor } from "../../lib/plan";
 import {
   ExistingCluster,
   GkeCluster,
   gkeKubeconfig,
   maintenancePolicy,
-  needsProxyOnlySubnet,
   nodeAccountId,
   nodeRoles,
-  webhookPortsFor,
 } from "../../lib/gcp";
 import { Platform } from "../../lib/platform";
 import { placeholder, secretText, type RenderResult } from "../../lib/render";
@@ -22,11 +21,21 @@ const KMS_MEMBER = "gcp:kms/cryptoKeyIAMMember:CryptoKeyIAMMember";
 const PROVIDER = "pulumi:providers:kubernetes";
 
 function renderCluster(overrides: Record<string, unknown>): Promise<RenderResult> {
-  const c = config(overrides);
+  const plan = planFor(config(overrides));
+  const c = plan.config;
   return render(() => {
-    new GkeCluster(c.cluster.name, { config: c });
+    new GkeCluster(c.cluster.name, {
+      project: c.gcp.project,
+      region: c.gcp.region,
+      cluster: c.cluster,
+      network: c.network,
+      webhookPorts: plan.webhookPorts,
+      proxyOnlySubnet: plan.proxyOnlySubnet,
+    });
   });
 }
+
+const existing = (c: PlatformConfig) => ({ project: c.gcp.project, existing: c.cluster.existing });
 
 describe("Standard cluster", () => {
   let result: RenderResult;
@@ -199,7 +208,7 @@ describe("tiers and options", () => {
         ipCidrRange: "10.9.0.0/23",
       }),
     ]);
-    expect(needsProxyOnlySubnet(config({ ingress: { kind: "gke-gateway" } }))).toBe(false);
+    expect(planFor(config({ ingress: { kind: "gke-gateway" } })).proxyOnlySubnet).toBe(false);
   });
 
   test("public nodes need neither NAT nor a webhook rule", async () => {
@@ -237,7 +246,7 @@ describe("existing cluster", () => {
       cluster: { mode: "existing", existing: { name: "shared", location: "europe-west1" } },
     });
     const result = await render(() => {
-      new ExistingCluster("existing", { config: c });
+      new ExistingCluster("existing", existing(c));
     });
     expect(result.resources.filter((r) => r.custom).map((r) => r.type)).toEqual([PROVIDER]);
     expect(at(one(result, PROVIDER), "clusterIdentifier")).toBe(
@@ -255,7 +264,7 @@ describe("existing cluster", () => {
     );
     const c = config({ cluster: { mode: "existing", existing: { kubeconfigPath: file } } });
     const result = await render(() => {
-      new ExistingCluster("existing", { config: c });
+      new ExistingCluster("existing", existing(c));
     });
     expect(one(result, PROVIDER).inputs).toMatchObject({
       context: "kind-dev",
@@ -267,7 +276,7 @@ describe("existing cluster", () => {
     });
     await expect(
       render(() => {
-        new ExistingCluster("existing", { config: wrong });
+        new ExistingCluster("existing", existing(wrong));
       }),
     ).rejects.toThrow(
       new ConfigError([
@@ -302,10 +311,9 @@ describe("Platform stage 1", () => {
 
 describe("helpers", () => {
   test("webhook ports come from the add-ons in use", () => {
-    expect(webhookPortsFor(config({ mesh: { kind: "none" }, ingress: { kind: "traefik" } }))).toEqual([]);
-    expect(webhookPortsFor(config({ mesh: { kind: "istio" }, ingress: { kind: "ingress-nginx" } }))).toEqual([
-      8443, 15017,
-    ]);
+    const ports = (c: Record<string, unknown>) => planFor(config(c)).webhookPorts;
+    expect(ports({ mesh: { kind: "none" }, ingress: { kind: "traefik" } })).toEqual([]);
+    expect(ports({ mesh: { kind: "istio" }, ingress: { kind: "ingress-nginx" } })).toEqual([8443, 15017]);
   });
 
   test("maintenance windows crossing midnight end the next day", () => {
