@@ -1,13 +1,17 @@
 import type { ConfigProblem, EnvironmentInput } from "../config";
 import { istioMesh } from "./istio";
 import { linkerdMesh } from "./linkerd";
-import type { Mesh, MeshConfig, MeshKind } from "./mesh";
+import { istioAdmission } from "./istio/admission";
+import { linkerdAdmission } from "./linkerd/admission";
+import type { Mesh, MeshAdmission, MeshConfig, MeshKind } from "./mesh";
 import { noMesh } from "./none";
 
 export * from "./mesh";
 export * from "./linkerd";
 export * from "./istio";
 export { noMesh } from "./none";
+export { linkerdAdmission } from "./linkerd/admission";
+export { istioAdmission } from "./istio/admission";
 
 /** Every mesh the platform builds, by kind: the one place a mesh is chosen. */
 const implementations: { readonly [K in MeshKind]: (config: MeshConfig) => Mesh } = {
@@ -15,6 +19,9 @@ const implementations: { readonly [K in MeshKind]: (config: MeshConfig) => Mesh 
   istio: istioMesh,
   none: noMesh,
 };
+
+/** Every mesh's admission model: the cluster tier applies the one whose injector is installed. */
+export const meshAdmissions: readonly MeshAdmission[] = [linkerdAdmission, istioAdmission];
 
 /** The environment's mesh. */
 export function meshFor(config: MeshConfig): Mesh {

@@ -147,3 +147,63 @@ export interface Mesh {
   /** Routes, authorization and deny by default; absent where the mesh enforces none (no mesh). */
   readonly policy?: MeshPolicy;
 }
+
+/** A pod template's and its namespace's metadata, as an admission webhook sees them. */
+export interface AdmittedPod {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly namespaceLabels: Readonly<Record<string, string>>;
+  readonly namespaceAnnotations: Readonly<Record<string, string>>;
+  /** The workload's name, which some injectors write into labels. */
+  readonly workload: string;
+}
+
+/** A container the injector adds, as much of it as the cluster tier's invariants read. */
+export interface InjectedContainer {
+  readonly name: string;
+  /** Ports the container declares. */
+  readonly ports: readonly { readonly name: string; readonly containerPort: number }[];
+  /** Ports it serves without declaring them, which a scrape by port number still reaches. */
+  readonly listens?: readonly number[];
+  readonly resources: {
+    readonly requests: Readonly<Record<string, string>>;
+    readonly limits: Readonly<Record<string, string>>;
+  };
+}
+
+/** What a mesh's proxy injector adds to a pod. */
+export interface InjectedProxy {
+  /** Containers, and init containers (native sidecars are init containers that keep running). */
+  readonly containers: readonly InjectedContainer[];
+  readonly initContainers: readonly InjectedContainer[];
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+/**
+ * A mesh's admission, modelled where the platform's crossings depend on it: which mutating webhook is
+ * its injector, which pods ask for a proxy, which the injector injects, and what it adds. Each value
+ * names the injector's source at the pinned tag.
+ */
+export interface MeshAdmission {
+  readonly mesh: MeshKind;
+  /** The mesh's injection webhook, by the webhook's name in its MutatingWebhookConfiguration. */
+  isInjectionWebhook(webhookName: string): boolean;
+  /** The pod's or its namespace's metadata asks for this mesh's proxy. */
+  asksForProxy(pod: AdmittedPod): boolean;
+  /** Called by the injection webhook for this pod, the injector adds a proxy. */
+  injects(pod: AdmittedPod): boolean;
+  /** What the proxy adds, given the control plane's Helm values (proxy resources, native sidecars). */
+  proxy(pod: AdmittedPod, controlPlaneValues: Readonly<Record<string, unknown>>): InjectedProxy;
+  /** The chart whose release values configure the injected proxy (`linkerd-control-plane`, `istiod`). */
+  readonly proxyConfigChart: string;
+  /** Charts that run the mesh's control plane, which must survive a node drain in production. */
+  readonly controlPlaneCharts: readonly string[];
+  /** Charts whose pods are parts of the mesh that monitoring must scrape (control plane, ztunnel). */
+  readonly scrapedCharts: readonly string[];
+  /**
+   * Objects the mesh's controllers write into a namespace once its charts are installed, as
+   * `Kind namespace/name`, so pods may mount them though no template creates them.
+   */
+  writtenInto(namespace: string, installedCharts: ReadonlySet<string>): readonly string[];
+}

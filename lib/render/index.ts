@@ -1,3 +1,11 @@
+export { clusterInputOf } from "./clusterInput";
+export {
+  clusterObjectsOf,
+  clusterSummary,
+  objectSetYaml,
+  type ClusterObjects,
+  type ClusterObjectsOptions,
+} from "./clusterObjects";
 export { applyOrder, criticalPath, mermaid, stageGraph } from "./graph";
 export { helmReleases, kubernetesObjects, renderFiles, summary } from "./files";
 export { placeholder } from "./mocks";

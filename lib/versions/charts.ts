@@ -73,7 +73,7 @@ export const charts = {
     repo: linkerdEdge,
     chart: "linkerd2-cni",
     version: "2026.8.3",
-    source: "linkerd/linkerd2 edge-26.8.3 cni-plugin/charts/linkerd2-cni/values.yaml",
+    source: "linkerd/linkerd2 edge-26.8.3 charts/linkerd2-cni/values.yaml",
   },
   linkerdViz: {
     repo: linkerdEdge,

@@ -1,10 +1,10 @@
 import * as fs from "fs";
 import * as path from "path";
 import { ConfigError } from "../../lib/config";
-import { Platform } from "../../lib/platform";
-import { kubernetesObjects, readProject, renderProject, stacksOf, type RenderResult } from "../../lib/render";
+import { kubernetesObjects, readProject, stacksOf, type RenderResult } from "../../lib/render";
 import { checkInvariants, viewsOf } from "../../lib/safety";
-import { config, render } from "../helpers";
+import { config } from "../helpers";
+import { extras, matrixTargets, projectTargets } from "../matrix";
 import { validateObjects, type KubeObjectLike } from "./schemas";
 
 /**
@@ -14,107 +14,11 @@ import { validateObjects, type KubeObjectLike } from "./schemas";
  */
 
 const root = path.resolve(__dirname, "../..");
-const shop = {
-  name: "shop",
-  image: "hello:2",
-  port: 8080,
-  metrics: { path: "/metrics" },
-  expose: { host: "shop.example.com" },
-};
-
-const meshes = ["linkerd", "istio", "none"] as const;
-const ingresses = ["gke-gateway", "traefik", "ingress-nginx", "gce-ingress"] as const;
-const modes = ["standard", "autopilot", "existing"] as const;
-const backends = ["prometheus", "managed-prometheus", "existing-prometheus", "none"] as const;
-
-function matrixConfig(mesh: string, ingress: string, mode: string, backend: string): Record<string, unknown> {
-  return {
-    tier: "prod",
-    cluster:
-      mode === "existing" ? { mode, existing: { name: "shared", location: "europe-west1" } } : { mode },
-    mesh: { kind: mesh },
-    ingress: {
-      kind: ingress,
-      ...(ingress === "traefik" || ingress === "ingress-nginx" ? { acme: { email: "a@example.com" } } : {}),
-    },
-    monitoring: { backend },
-    apps: [backend === "none" ? { ...shop, metrics: undefined } : shop],
-  };
-}
-
-/** Mesh policy with what the books example leaves out: a fault, a regional Google load balancer, PATCH. */
-function meshPolicyConfig(mesh: string): Record<string, unknown> {
-  return {
-    tier: "prod",
-    mesh: { kind: mesh, denyByDefault: ["shop"] },
-    ingress: {
-      kind: "gke-gateway",
-      gatewayClass: "gke-l7-rilb",
-      staticIp: false,
-      tls: { mode: "pre-shared", certificates: ["shop"] },
-    },
-    apps: [
-      {
-        ...shop,
-        expose: { host: "shop.example.com", healthCheckPath: "/ready" },
-        mesh: {
-          routes: [{ name: "chaos", fault: { percent: 5, status: 503 }, timeouts: { request: "10s" } }],
-          authorization: {
-            rules: [{ from: ["cart", "ops/oncall"], methods: ["PATCH"], paths: ["/orders/*"] }],
-          },
-        },
-      },
-      { name: "cart", namespace: "shop", image: "cart:1", port: 9090 },
-    ],
-  };
-}
-
-/** Options the matrix does not vary: Istio's ambient data plane and revisions, Linkerd's CNI and dashboard, mesh policy. */
-const extras: Record<string, Record<string, unknown>> = {
-  "linkerd mesh policy": meshPolicyConfig("linkerd"),
-  "istio mesh policy": meshPolicyConfig("istio"),
-  "istio ambient": { tier: "prod", mesh: { kind: "istio", dataplane: "ambient" }, apps: [shop] },
-  "istio canary revisions": {
-    mesh: {
-      kind: "istio",
-      istio: { revisions: [{ name: "stable", version: "1.30.3" }], defaultRevision: "stable" },
-    },
-    apps: [shop],
-  },
-  "linkerd cni + dashboard": {
-    tier: "prod",
-    mesh: { kind: "linkerd", cni: true, dashboard: true },
-    apps: [shop],
-  },
-};
-
 const renders: { label: string; result: RenderResult }[] = [];
 
 beforeAll(async () => {
-  for (const stack of stacksOf(readProject(root)))
-    renders.push({ label: `stacks/${stack}`, result: await renderProject(root, stack) });
-  for (const name of fs.readdirSync(path.join(root, "examples")).sort()) {
-    const dir = path.join(root, "examples", name);
-    for (const stack of stacksOf(readProject(dir)))
-      renders.push({ label: `examples/${name}`, result: await renderProject(dir, stack) });
-  }
-  for (const mesh of meshes) {
-    for (const ingress of ingresses) {
-      for (const mode of modes) {
-        for (const backend of backends) {
-          const c = config(matrixConfig(mesh, ingress, mode, backend));
-          renders.push({
-            label: `${mesh} x ${ingress} x ${mode} x ${backend}`,
-            result: await render(() => new Platform("p", { config: c }).outputs()),
-          });
-        }
-      }
-    }
-  }
-  for (const [label, input] of Object.entries(extras)) {
-    const c = config(input);
-    renders.push({ label, result: await render(() => new Platform("p", { config: c }).outputs()) });
-  }
+  for (const target of [...projectTargets(), ...matrixTargets()])
+    renders.push({ label: target.label, result: await target.render() });
 }, 240_000);
 
 test("the matrix covers every combination, plus every stack and example", () => {

@@ -1,0 +1,4 @@
+export * from "./objects";
+export * from "./helm";
+export * from "./objectSet";
+export * from "./invariants";

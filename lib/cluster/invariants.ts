@@ -1,0 +1,592 @@
+import { admittedPod, proxyAskedFor, type ObjectSet } from "./objectSet";
+import { meshAdmissions } from "../meshes";
+import { charts } from "../versions";
+import {
+  nameOf,
+  podTemplateOf,
+  selects,
+  type KubeObject,
+  type LabelSelector,
+  type PodTemplate,
+} from "./objects";
+
+/** One thing in a render's object set that would fail or silently degrade on a cluster. */
+export interface ClusterFinding {
+  readonly invariant: ClusterInvariant;
+  /** The object (or release) at fault, as `Kind namespace/name`. */
+  readonly object: string;
+  /** What is wrong and the fix. */
+  readonly message: string;
+}
+
+/** The invariants over the whole object set a cluster receives. */
+export const clusterInvariants = {
+  "releases-template": "every release templates: no chart refuses the platform's values",
+  "monitors-select": "every monitor selects a pod exposing the port it scrapes; every mesh part is scraped",
+  "proxies-injected":
+    "every namespace and pod that asks for a mesh proxy is selected by an installed injection webhook",
+  "certificates-renewed":
+    "no webhook CA bundle or TLS Secret is generated at template time without a renewer",
+  "production-sizing":
+    "in prod: requests on every container, two replicas of every control plane, a disruption budget for every replicated workload",
+  "references-resolve":
+    "every Service a route sends to and every Linkerd Server selects a pod; every issuer, ServiceAccount, Secret and ConfigMap a pod or Certificate needs exists",
+} as const;
+
+export type ClusterInvariant = keyof typeof clusterInvariants;
+
+/** Every invariant over one object set. */
+export function checkClusterInvariants(set: ObjectSet): ClusterFinding[] {
+  return (Object.keys(checks) as ClusterInvariant[]).flatMap((k) => checks[k](set));
+}
+
+const checks: Record<ClusterInvariant, (set: ObjectSet) => ClusterFinding[]> = {
+  "releases-template": (set) =>
+    set.releases
+      .filter((r) => r.error)
+      .map((r) => ({
+        invariant: "releases-template",
+        object: `release ${r.namespace}/${r.name}`,
+        message: `${r.chart} ${r.version} refuses the platform's values at Kubernetes ${set.kubeVersion}: ${r.error}; the install would fail, so the config must set what the chart requires or refuse it`,
+      })),
+
+  "monitors-select": (set) => {
+    const findings: ClusterFinding[] = [];
+    const monitors = set.objects.filter((o) => monitorKinds.has(o.kind));
+    for (const m of monitors) {
+      for (const port of scrapedPorts(m)) {
+        if (
+          m.kind === "ServiceMonitor"
+            ? serviceMonitorServes(set, m, port)
+            : scrapedPods(set, m).some((p) => exposes(p, port, managedPrometheus.has(m.kind)))
+        )
+          continue;
+        findings.push({
+          invariant: "monitors-select",
+          object: nameOf(m),
+          message: `selects no pod exposing port ${JSON.stringify(port ?? "(any)")}, so it never scrapes anything: match the selector, namespace and port to what the workload's pods carry, or drop the monitor where the workload is not installed`,
+        });
+      }
+    }
+    if (monitors.length === 0) return findings;
+    // Where monitoring is on, every mesh part is scraped: control planes, ztunnel, and every proxy.
+    for (const pod of set.pods.filter((p) => isMeshPart(set, p))) {
+      const scraped = monitors.some(
+        (m) =>
+          scrapedPods(set, m).includes(pod) &&
+          scrapedPorts(m).some((port) => exposes(pod, port, managedPrometheus.has(m.kind))),
+      );
+      if (!scraped) {
+        findings.push({
+          invariant: "monitors-select",
+          object: nameOf(pod.owner),
+          message: `is part of the mesh${pod.proxy ? ` (its ${pod.proxy} proxy)` : ""}, but no monitor scrapes it: add a monitor that selects its pods and port`,
+        });
+      }
+    }
+    return findings;
+  },
+
+  "proxies-injected": (set) => {
+    const namespaces = namespacesOf(set);
+    const findings: ClusterFinding[] = [];
+    for (const pod of set.pods) {
+      const asked = proxyAskedFor(pod, namespaces);
+      if (!asked || pod.proxy) continue;
+      findings.push({
+        invariant: "proxies-injected",
+        object: nameOf(pod.owner),
+        message: `asks for the ${asked.mesh} proxy, but no installed injection webhook selects it, so it runs outside the mesh: label it for the injector that is installed (a revisioned istiod selects istio.io/rev)`,
+      });
+    }
+    // A namespace that asks for a proxy: a pod with no labels of its own there must be injected.
+    for (const ns of namespaces.values()) {
+      const bare: PodTemplate = {
+        owner: ns,
+        namespace: ns.metadata.name,
+        labels: {},
+        annotations: {},
+        serviceAccountName: "default",
+        containers: [],
+        initContainers: [],
+        volumes: [],
+      };
+      const seen = admittedPod(bare, namespaces);
+      const asked = meshAdmissions.find((a) => a.asksForProxy(seen));
+      if (!asked) continue;
+      const injected = injectionWebhooks(set).some(
+        (w) =>
+          asked.isInjectionWebhook(w.name) &&
+          selects(w.namespaceSelector, seen.namespaceLabels) &&
+          selects(w.objectSelector, seen.labels),
+      );
+      if (!injected) {
+        findings.push({
+          invariant: "proxies-injected",
+          object: nameOf(ns),
+          message: `asks for the ${asked.mesh} proxy for its pods, but no installed injection webhook selects it: label it for the installed injector`,
+        });
+      }
+    }
+    return findings;
+  },
+
+  "certificates-renewed": (set) => {
+    const findings: ClusterFinding[] = [];
+    for (const o of set.objects) {
+      // Webhooks and aggregated APIs carry the CA the API server trusts to call them.
+      const bundles =
+        o.kind === "APIService"
+          ? [(o.spec as { caBundle?: string } | undefined)?.caBundle ?? ""]
+          : o.kind === "MutatingWebhookConfiguration" || o.kind === "ValidatingWebhookConfiguration"
+            ? ((o.webhooks ?? []) as { clientConfig?: { caBundle?: string } }[]).map(
+                (w) => w.clientConfig?.caBundle ?? "",
+              )
+            : [];
+      const injected = Object.keys(o.metadata.annotations ?? {}).some((a) =>
+        a.startsWith("cert-manager.io/inject-ca-from"),
+      );
+      if (bundles.some((b) => b.length > 0) && !injected) {
+        findings.push({
+          invariant: "certificates-renewed",
+          object: nameOf(o),
+          message:
+            "carries a CA bundle generated at template time that nothing renews: when its certificate expires the API server refuses every call to it; issue the certificate with cert-manager and inject the CA (cert-manager.io/inject-ca-from)",
+        });
+      }
+      if (
+        o.kind === "Secret" &&
+        o.type === "kubernetes.io/tls" &&
+        (o.data as Record<string, string> | undefined)?.["tls.crt"]
+      ) {
+        findings.push({
+          invariant: "certificates-renewed",
+          object: nameOf(o),
+          message:
+            "is a TLS certificate generated at template time that nothing renews: issue it with a cert-manager Certificate instead",
+        });
+      }
+    }
+    return findings;
+  },
+
+  "production-sizing": (set) => {
+    if (set.tier !== "prod") return [];
+    const findings: ClusterFinding[] = [];
+    const hpaTargets = new Set(
+      set.objects
+        .filter((o) => o.kind === "HorizontalPodAutoscaler")
+        .map(
+          (o) =>
+            `${o.metadata.namespace}/${(o.spec as { scaleTargetRef?: { name?: string } }).scaleTargetRef?.name}`,
+        ),
+    );
+    const pdbs = set.objects.filter((o) => o.kind === "PodDisruptionBudget");
+    for (const pod of set.pods) {
+      const missing = [...pod.initContainers, ...pod.containers]
+        .filter((c) => !c.resources?.requests?.cpu || !c.resources?.requests?.memory)
+        .map((c) => c.name);
+      if (missing.length > 0) {
+        findings.push({
+          invariant: "production-sizing",
+          object: nameOf(pod.owner),
+          message: `containers without CPU and memory requests: ${missing.join(", ")}; the scheduler places them blind and they are first to be evicted: set requests (and a memory limit)`,
+        });
+      }
+      const autoscaled = hpaTargets.has(`${pod.namespace}/${pod.owner.metadata.name}`);
+      const release = set.releaseOf.get(pod.owner);
+      if (
+        release &&
+        controlPlaneCharts.has(release.chart) &&
+        pod.owner.kind === "Deployment" &&
+        (pod.replicas ?? 1) < 2 &&
+        !autoscaled
+      ) {
+        findings.push({
+          invariant: "production-sizing",
+          object: nameOf(pod.owner),
+          message: `is a control plane (release ${release.name}) with ${pod.replicas ?? 1} replica: one node drain stops it; run two or more, or an autoscaler`,
+        });
+      }
+      const replicated = (pod.replicas ?? 0) >= 2 || autoscaled;
+      const budget = pdbs.some((p) => {
+        // A PodDisruptionBudget without a selector selects no pod (policy/v1).
+        const selector = (p.spec as { selector?: LabelSelector }).selector;
+        return (
+          p.metadata.namespace === pod.namespace && selector !== undefined && selects(selector, pod.labels)
+        );
+      });
+      if (replicated && !budget) {
+        findings.push({
+          invariant: "production-sizing",
+          object: nameOf(pod.owner),
+          message:
+            "runs several replicas but no PodDisruptionBudget selects them: a node upgrade may evict them all at once; add one",
+        });
+      }
+    }
+    return findings;
+  },
+
+  "references-resolve": (set) => {
+    const findings: ClusterFinding[] = [];
+    const find = (kind: string, namespace: string | undefined, name: string) =>
+      set.objects.find(
+        (o) =>
+          o.kind === kind &&
+          o.metadata.name === name &&
+          (namespace === undefined || o.metadata.namespace === namespace),
+      );
+    const push = (o: KubeObject, message: string) =>
+      findings.push({ invariant: "references-resolve", object: nameOf(o), message });
+    // Services that routes send to, and Linkerd Servers: each selects a pod serving the port.
+    for (const o of set.objects) {
+      for (const target of serviceTargets(o)) {
+        const svc = find("Service", target.namespace, target.name);
+        if (!svc) {
+          push(
+            o,
+            `sends to Service ${target.namespace}/${target.name}, which nothing creates: create it or fix the name`,
+          );
+        } else if (!servicePods(set, svc).length) {
+          push(
+            o,
+            `sends to Service ${target.namespace}/${target.name}, which selects no pod: requests would find no endpoint`,
+          );
+        }
+      }
+      if (
+        o.kind === "Server" &&
+        o.apiVersion.startsWith("policy.linkerd.io/") &&
+        !renderedUnconditionally(set, o)
+      ) {
+        const spec = o.spec as { podSelector?: LabelSelector; port?: string | number };
+        const pods = set.pods.filter(
+          (p) => p.namespace === o.metadata.namespace && selects(spec.podSelector, p.labels),
+        );
+        if (!pods.some((p) => exposes(p, spec.port))) {
+          push(
+            o,
+            `selects no pod serving port ${JSON.stringify(spec.port)}: its policy protects nothing; match the pods' labels and port`,
+          );
+        }
+      }
+      if (o.kind === "Certificate" && o.apiVersion.startsWith("cert-manager.io/")) {
+        const ref = (o.spec as { issuerRef?: { name: string; kind?: string } }).issuerRef;
+        if (
+          ref &&
+          !find(
+            ref.kind ?? "Issuer",
+            ref.kind === "ClusterIssuer" ? undefined : o.metadata.namespace,
+            ref.name,
+          )
+        ) {
+          push(
+            o,
+            `names ${ref.kind ?? "Issuer"} ${ref.name}, which nothing creates: the certificate is never issued`,
+          );
+        }
+      }
+    }
+    // What pods mount: their ServiceAccount, and Secrets and ConfigMaps that are not optional.
+    const written = writtenByControllers(set);
+    for (const pod of set.pods) {
+      if (
+        pod.serviceAccountName !== "default" &&
+        !find("ServiceAccount", pod.namespace, pod.serviceAccountName)
+      ) {
+        push(
+          pod.owner,
+          `runs as ServiceAccount ${pod.serviceAccountName}, which nothing creates: its pods are never admitted`,
+        );
+      }
+      for (const v of pod.volumes) {
+        const secret = v.secret as { secretName?: string; optional?: boolean } | undefined;
+        const cm = v.configMap as { name?: string; optional?: boolean } | undefined;
+        const need =
+          secret?.secretName && !secret.optional
+            ? ["Secret", secret.secretName]
+            : cm?.name && !cm.optional
+              ? ["ConfigMap", cm.name]
+              : undefined;
+        if (!need) continue;
+        const [kind, name] = need;
+        if (find(kind, pod.namespace, name) || written.has(`${kind} ${pod.namespace}/${name}`)) continue;
+        push(
+          pod.owner,
+          `mounts ${kind} ${name}, which nothing in the set creates or writes: its pods never start`,
+        );
+      }
+    }
+    return findings;
+  },
+};
+
+/**
+ * Objects a chart renders whatever its values, for a component the platform turns off, which select
+ * nothing and do nothing: linkerd-viz's Server for its own Prometheus, rendered even with
+ * `prometheus.enabled: false` (viz/charts/linkerd-viz/templates/prometheus-policy.yaml at edge-26.8.3).
+ */
+const unconditional: readonly { chart: string; kind: string; name: string }[] = [
+  { chart: "linkerd-viz", kind: "Server", name: "prometheus-admin" },
+];
+
+function renderedUnconditionally(set: ObjectSet, o: KubeObject): boolean {
+  const release = set.releaseOf.get(o);
+  return unconditional.some(
+    (u) => u.chart === release?.chart && u.kind === o.kind && u.name === o.metadata.name,
+  );
+}
+
+const monitorKinds = new Set(["PodMonitor", "ServiceMonitor", "PodMonitoring", "ClusterPodMonitoring"]);
+
+/**
+ * Charts that run a control plane, which must survive a node drain in prod: cert-manager and
+ * trust-manager (every certificate and trust bundle), the ingress controllers (all inbound traffic), and
+ * each mesh's own.
+ */
+const controlPlaneCharts = new Set([
+  charts.certManager.chart,
+  charts.trustManager.chart,
+  charts.traefik.chart,
+  charts.ingressNginx.chart,
+  ...meshAdmissions.flatMap((m) => m.controlPlaneCharts),
+]);
+
+function namespacesOf(set: ObjectSet): Map<string, KubeObject> {
+  return new Map(set.objects.filter((o) => o.kind === "Namespace").map((o) => [o.metadata.name, o]));
+}
+
+function injectionWebhooks(
+  set: ObjectSet,
+): { name: string; namespaceSelector?: LabelSelector; objectSelector?: LabelSelector }[] {
+  return set.objects
+    .filter((o) => o.kind === "MutatingWebhookConfiguration")
+    .flatMap(
+      (o) =>
+        (o.webhooks ?? []) as {
+          name: string;
+          namespaceSelector?: LabelSelector;
+          objectSelector?: LabelSelector;
+        }[],
+    );
+}
+
+/** The ports a monitor scrapes: names or numbers, `undefined` where it names none. */
+function scrapedPorts(m: KubeObject): (string | number | undefined)[] {
+  const spec = (m.spec ?? {}) as {
+    podMetricsEndpoints?: { port?: string; portNumber?: number }[];
+    endpoints?: { port?: string | number }[];
+  };
+  if (m.kind === "PodMonitor") return (spec.podMetricsEndpoints ?? [{}]).map((e) => e.port ?? e.portNumber);
+  return (spec.endpoints ?? [{}]).map((e) => e.port);
+}
+
+/** The pods a monitor scrapes (for a ServiceMonitor, the pods of the Services it selects). */
+function scrapedPods(set: ObjectSet, m: KubeObject): PodTemplate[] {
+  const spec = (m.spec ?? {}) as {
+    selector?: LabelSelector;
+    namespaceSelector?: { any?: boolean; matchNames?: string[] };
+  };
+  const inScope = (ns: string) =>
+    m.kind === "ClusterPodMonitoring" ||
+    spec.namespaceSelector?.any === true ||
+    (spec.namespaceSelector?.matchNames ?? [m.metadata.namespace]).includes(ns);
+  if (m.kind === "ServiceMonitor") {
+    return set.objects
+      .filter(
+        (o) =>
+          o.kind === "Service" &&
+          inScope(o.metadata.namespace ?? "") &&
+          selects(spec.selector, o.metadata.labels ?? {}),
+      )
+      .flatMap((svc) => servicePods(set, svc));
+  }
+  return set.pods.filter((p) => inScope(p.namespace) && selects(spec.selector, p.labels));
+}
+
+/**
+ * Whether a ServiceMonitor's endpoint reaches something: a Service it selects has the port, and the
+ * pods behind that port exist (in the set, made by a controller in the set, or served by GKE itself).
+ */
+function serviceMonitorServes(set: ObjectSet, m: KubeObject, port: string | number | undefined): boolean {
+  const spec = (m.spec ?? {}) as {
+    selector?: LabelSelector;
+    namespaceSelector?: { any?: boolean; matchNames?: string[] };
+  };
+  const inScope = (ns: string) =>
+    spec.namespaceSelector?.any === true ||
+    (spec.namespaceSelector?.matchNames ?? [m.metadata.namespace]).includes(ns);
+  const external = servedOutsideTheSet.find((e) => selects(spec.selector, e.labels) && inScope(e.namespace));
+  if (external) return port === undefined || external.ports.includes(String(port));
+  return set.objects
+    .filter(
+      (o) =>
+        o.kind === "Service" &&
+        inScope(o.metadata.namespace ?? "") &&
+        selects(spec.selector, o.metadata.labels ?? {}),
+    )
+    .some((svc) => {
+      const ports = (
+        (svc.spec as { ports?: { name?: string; port: number; targetPort?: string | number }[] }).ports ?? []
+      ).filter((p) => port === undefined || p.name === port);
+      return ports.some((p) => {
+        const target = p.targetPort ?? p.port;
+        return servicePods(set, svc).some((pod) => exposes(pod, target)) || madeByController(set, svc);
+      });
+    });
+}
+
+/**
+ * Scrape targets that exist on every GKE cluster though no object in the set describes them: the
+ * kubelets behind the Service the Prometheus Operator maintains (kube-prometheus-stack values.yaml
+ * prometheusOperator.kubeletService), and the API server behind default/kubernetes.
+ */
+const servedOutsideTheSet: { namespace: string; labels: Record<string, string>; ports: string[] }[] = [
+  {
+    namespace: "kube-system",
+    labels: { "app.kubernetes.io/name": "kubelet", "k8s-app": "kubelet" },
+    ports: ["https-metrics", "http-metrics"],
+  },
+  { namespace: "default", labels: { component: "apiserver", provider: "kubernetes" }, ports: ["https"] },
+];
+
+/**
+ * Pods a controller in the set makes from a custom resource: the Prometheus Operator's StatefulSets for
+ * each Prometheus and Alertmanager (their Services select `app.kubernetes.io/name` prometheus or
+ * alertmanager; kube-prometheus-stack templates/prometheus/service.yaml, templates/alertmanager/service.yaml).
+ */
+function madeByController(set: ObjectSet, svc: KubeObject): boolean {
+  const selector = (svc.spec as { selector?: Record<string, string> } | undefined)?.selector ?? {};
+  const kind = { prometheus: "Prometheus", alertmanager: "Alertmanager" }[
+    selector["app.kubernetes.io/name"] ?? ""
+  ];
+  return (
+    kind !== undefined &&
+    set.objects.some((o) => o.kind === kind && o.metadata.namespace === svc.metadata.namespace)
+  );
+}
+
+/**
+ * Whether a scrape of `port` reaches the pod. The Prometheus Operator keeps only targets whose declared
+ * container port has that name or number (pkg/prometheus/promcfg.go, `port` and `portNumber`);
+ * Managed Prometheus scrapes a numeric port whether declared or not (prometheus-engine v0.17.2
+ * pkg/operator/apis/monitoring/v1/pod_config.go), so a port served undeclared counts there.
+ */
+function exposes(pod: PodTemplate, port: string | number | undefined, undeclaredToo = false): boolean {
+  if (port === undefined) return true;
+  return [...pod.containers, ...pod.initContainers].some(
+    (c) =>
+      (c.ports ?? []).some((p) => p.name === port || p.containerPort === port) ||
+      (undeclaredToo && typeof port === "number" && (c.listens ?? []).includes(port)),
+  );
+}
+
+/** Managed Prometheus' monitor kinds. */
+const managedPrometheus = new Set(["PodMonitoring", "ClusterPodMonitoring"]);
+
+function servicePods(set: ObjectSet, svc: KubeObject): PodTemplate[] {
+  const selector = (svc.spec as { selector?: Record<string, string> } | undefined)?.selector;
+  if (!selector || Object.keys(selector).length === 0) return [];
+  return set.pods.filter(
+    (p) => p.namespace === svc.metadata.namespace && selects({ matchLabels: selector }, p.labels),
+  );
+}
+
+/** Control planes, ztunnel, and every pod with a proxy: what the mesh's monitors must cover. */
+function isMeshPart(set: ObjectSet, pod: PodTemplate): boolean {
+  // Jobs run and finish; only what keeps running is scraped.
+  if (pod.owner.kind === "Job" || pod.owner.kind === "CronJob") return false;
+  if (pod.proxy) return true;
+  const release = set.releaseOf.get(pod.owner);
+  return release !== undefined && meshAdmissions.some((m) => m.scrapedCharts.includes(release.chart));
+}
+
+/** The Services a route, an Ingress or an IngressRoute sends to, with their namespace. */
+function serviceTargets(o: KubeObject): { namespace: string; name: string }[] {
+  const ns = o.metadata.namespace ?? "default";
+  if (o.kind === "HTTPRoute") {
+    const rules =
+      (
+        o.spec as {
+          rules?: { backendRefs?: { name: string; kind?: string; group?: string; namespace?: string }[] }[];
+        }
+      ).rules ?? [];
+    return rules.flatMap((r) =>
+      (r.backendRefs ?? [])
+        .filter((b) => (b.kind ?? "Service") === "Service" && (b.group ?? "") === "")
+        .map((b) => ({ namespace: b.namespace ?? ns, name: b.name })),
+    );
+  }
+  if (o.kind === "Ingress" && o.apiVersion === "networking.k8s.io/v1") {
+    const spec = o.spec as {
+      rules?: { http?: { paths?: { backend?: { service?: { name: string } } }[] } }[];
+    };
+    return (spec.rules ?? []).flatMap((r) =>
+      (r.http?.paths ?? []).flatMap((p) =>
+        p.backend?.service ? [{ namespace: ns, name: p.backend.service.name }] : [],
+      ),
+    );
+  }
+  if (o.kind === "IngressRoute") {
+    const routes =
+      (o.spec as { routes?: { services?: { name: string; kind?: string; namespace?: string }[] }[] })
+        .routes ?? [];
+    return routes.flatMap((r) =>
+      (r.services ?? [])
+        .filter((s) => (s.kind ?? "Service") === "Service")
+        .map((s) => ({ namespace: s.namespace ?? ns, name: s.name })),
+    );
+  }
+  return [];
+}
+
+/**
+ * Secrets and ConfigMaps that controllers in the set write, so pods may mount them though no template
+ * creates them: each with the controller that writes it.
+ */
+function writtenByControllers(set: ObjectSet): Set<string> {
+  const out = new Set<string>();
+  const namespaces = [...namespacesOf(set).keys(), ...new Set(set.pods.map((p) => p.namespace))];
+  const installed = new Set(set.releases.map((r) => r.chart));
+  for (const ns of namespaces) {
+    // Kubernetes' root CA publisher writes it into every namespace.
+    out.add(`ConfigMap ${ns}/kube-root-ca.crt`);
+    for (const mesh of meshAdmissions)
+      for (const written of mesh.writtenInto(ns, installed)) out.add(written);
+  }
+  for (const o of set.objects) {
+    // kube-webhook-certgen Jobs write the Secret named by --secret-name (kube-prometheus-stack
+    // templates/prometheus-operator/admission-webhooks/job-patch/job-createSecret.yaml).
+    const job = o.kind === "Job" ? podTemplateOf(o) : undefined;
+    for (const c of job?.containers ?? []) {
+      const args = (c as { args?: string[] }).args ?? [];
+      const name = args.find((a) => a.startsWith("--secret-name="))?.slice("--secret-name=".length);
+      const ns =
+        args.find((a) => a.startsWith("--namespace="))?.slice("--namespace=".length) ?? o.metadata.namespace;
+      if (name) out.add(`Secret ${ns}/${name}`);
+    }
+    // cert-manager writes each Certificate's secretName.
+    if (o.kind === "Certificate" && o.apiVersion.startsWith("cert-manager.io/")) {
+      out.add(`Secret ${o.metadata.namespace}/${(o.spec as { secretName: string }).secretName}`);
+    }
+    // trust-manager writes each Bundle's target into the namespaces its selector matches.
+    if (o.kind === "Bundle" && o.apiVersion.startsWith("trust.cert-manager.io/")) {
+      const target = (
+        o.spec as { target?: { configMap?: unknown; secret?: unknown; namespaceSelector?: LabelSelector } }
+      ).target;
+      for (const ns of namespacesOf(set).values()) {
+        if (
+          !selects(target?.namespaceSelector, {
+            "kubernetes.io/metadata.name": ns.metadata.name,
+            ...ns.metadata.labels,
+          })
+        )
+          continue;
+        if (target?.configMap) out.add(`ConfigMap ${ns.metadata.name}/${o.metadata.name}`);
+        if (target?.secret) out.add(`Secret ${ns.metadata.name}/${o.metadata.name}`);
+      }
+    }
+  }
+  return out;
+}

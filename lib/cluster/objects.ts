@@ -1,0 +1,141 @@
+/** A Kubernetes object as the cluster receives it: plain JSON. */
+export interface KubeObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+  };
+  readonly [key: string]: unknown;
+}
+
+/** A label selector (metav1.LabelSelector). */
+export interface LabelSelector {
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  readonly matchExpressions?: readonly {
+    readonly key: string;
+    readonly operator: string;
+    readonly values?: readonly string[];
+  }[];
+}
+
+/**
+ * Whether `labels` match a label selector, as the API server evaluates it: every matchLabels pair and
+ * every expression (In, NotIn, Exists, DoesNotExist). An absent or empty selector matches everything.
+ */
+export function selects(
+  selector: LabelSelector | undefined,
+  labels: Readonly<Record<string, string>>,
+): boolean {
+  if (!selector) return true;
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of selector.matchExpressions ?? []) {
+    const has = Object.prototype.hasOwnProperty.call(labels, e.key);
+    const values = e.values ?? [];
+    switch (e.operator) {
+      case "In":
+        if (!has || !values.includes(labels[e.key])) return false;
+        break;
+      case "NotIn":
+        if (has && values.includes(labels[e.key])) return false;
+        break;
+      case "Exists":
+        if (!has) return false;
+        break;
+      case "DoesNotExist":
+        if (has) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** A container as the pod template declares it. */
+export interface Container {
+  readonly name: string;
+  readonly image?: string;
+  readonly ports?: readonly { readonly name?: string; readonly containerPort: number }[];
+  /** Ports served without being declared (known from the mesh's injector, for injected proxies). */
+  readonly listens?: readonly number[];
+  readonly resources?: {
+    readonly requests?: Readonly<Record<string, unknown>>;
+    readonly limits?: Readonly<Record<string, unknown>>;
+  };
+  readonly env?: readonly { readonly name: string; readonly value?: string; readonly valueFrom?: unknown }[];
+  readonly envFrom?: readonly {
+    readonly configMapRef?: { name: string; optional?: boolean };
+    readonly secretRef?: { name: string; optional?: boolean };
+  }[];
+  readonly volumeMounts?: readonly unknown[];
+}
+
+/** A pod template and where it lives: a Deployment's, a DaemonSet's, a Job's ... */
+export interface PodTemplate {
+  /** The workload object it belongs to. */
+  readonly owner: KubeObject;
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly serviceAccountName: string;
+  readonly containers: readonly Container[];
+  readonly initContainers: readonly Container[];
+  readonly volumes: readonly Record<string, unknown>[];
+  /** Replicas for a Deployment or StatefulSet; undefined for node agents and Jobs. */
+  readonly replicas?: number;
+  /** Admission added a mesh proxy (see `admit`). */
+  readonly proxy?: string;
+}
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
+const arr = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+
+/** The pod template of a workload object, if it has one. */
+export function podTemplateOf(o: KubeObject): PodTemplate | undefined {
+  const spec = obj(o.spec);
+  let template: Json | undefined;
+  let replicas: number | undefined;
+  switch (o.kind) {
+    case "Deployment":
+    case "StatefulSet":
+    case "ReplicaSet":
+      template = obj(spec.template);
+      // The API server defaults replicas to 1.
+      replicas = typeof spec.replicas === "number" ? spec.replicas : 1;
+      break;
+    case "DaemonSet":
+    case "Job":
+      template = obj(spec.template);
+      break;
+    case "CronJob":
+      template = obj(obj(obj(spec.jobTemplate).spec).template);
+      break;
+    case "Pod":
+      template = { metadata: o.metadata, spec: o.spec };
+      break;
+    default:
+      return undefined;
+  }
+  const meta = obj(template.metadata);
+  const pod = obj(template.spec);
+  return {
+    owner: o,
+    namespace: o.metadata.namespace ?? "default",
+    labels: obj(meta.labels) as Record<string, string>,
+    annotations: obj(meta.annotations) as Record<string, string>,
+    serviceAccountName: typeof pod.serviceAccountName === "string" ? pod.serviceAccountName : "default",
+    containers: arr<Container>(pod.containers),
+    initContainers: arr<Container>(pod.initContainers),
+    volumes: arr<Json>(pod.volumes),
+    replicas,
+  };
+}
+
+/** `kind namespace/name`, how findings name an object. */
+export function nameOf(o: Pick<KubeObject, "kind" | "metadata">): string {
+  return `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`;
+}

@@ -1,0 +1,85 @@
+import type { AdmittedPod, InjectedContainer, MeshAdmission } from "../mesh";
+
+/**
+ * Linkerd's proxy injector at edge-26.8.3. Its webhook (linkerd-proxy-injector.linkerd.io,
+ * charts/linkerd-control-plane/templates/proxy-injector-rbac.yaml) is called for every pod outside
+ * namespaces labelled `config.linkerd.io/admission-webhooks: disabled`; the injector then injects
+ * where the pod's `linkerd.io/inject` annotation, or else its namespace's, is `enabled` or `ingress`
+ * (controller/proxy-injector/webhook.go, pkg/inject/inject.go).
+ */
+const injectValue = (pod: AdmittedPod): string | undefined =>
+  pod.annotations["linkerd.io/inject"] ?? pod.namespaceAnnotations["linkerd.io/inject"];
+
+const resource = (
+  values: Readonly<Record<string, unknown>>,
+  kind: "cpu" | "memory",
+  which: "request" | "limit",
+) => {
+  const proxy = (values.proxy ?? {}) as { resources?: Record<string, Record<string, string>> };
+  return proxy.resources?.[kind]?.[which] ?? "";
+};
+
+/** The proxy container: its ports and resources (charts/partials/templates/_proxy.tpl). */
+function proxyContainer(pod: AdmittedPod, values: Readonly<Record<string, unknown>>): InjectedContainer {
+  // Per-pod overrides (config.linkerd.io/proxy-cpu-request, ...) win over the control plane's values.
+  const pick = (kind: "cpu" | "memory", which: "request" | "limit") =>
+    pod.annotations[`config.linkerd.io/proxy-${kind}-${which}`] ?? resource(values, kind, which);
+  const only = (entries: [string, string][]) => Object.fromEntries(entries.filter(([, v]) => v !== ""));
+  return {
+    name: "linkerd-proxy",
+    ports: [
+      { name: "linkerd-proxy", containerPort: 4143 },
+      { name: "linkerd-admin", containerPort: 4191 },
+    ],
+    resources: {
+      requests: only([
+        ["cpu", pick("cpu", "request")],
+        ["memory", pick("memory", "request")],
+      ]),
+      limits: only([
+        ["cpu", pick("cpu", "limit")],
+        ["memory", pick("memory", "limit")],
+      ]),
+    },
+  };
+}
+
+export const linkerdAdmission: MeshAdmission = {
+  mesh: "linkerd",
+  proxyConfigChart: "linkerd-control-plane",
+  controlPlaneCharts: ["linkerd-control-plane"],
+  scrapedCharts: ["linkerd-control-plane"],
+  writtenInto: () => [],
+  isInjectionWebhook: (name) => name === "linkerd-proxy-injector.linkerd.io",
+  asksForProxy: (pod) => {
+    const v = injectValue(pod);
+    return v === "enabled" || v === "ingress";
+  },
+  injects: (pod) => {
+    const v = injectValue(pod);
+    return v === "enabled" || v === "ingress";
+  },
+  proxy(pod, values) {
+    const container = proxyContainer(pod, values);
+    const native =
+      (pod.annotations["config.linkerd.io/proxy-enable-native-sidecar"] ??
+        pod.namespaceAnnotations["config.linkerd.io/proxy-enable-native-sidecar"] ??
+        String((values.proxy as { nativeSidecar?: boolean } | undefined)?.nativeSidecar ?? false)) === "true";
+    // linkerd-init (iptables) without CNI, linkerd-network-validator with it (_proxy-init.tpl, _network-validator.tpl).
+    const init: InjectedContainer = {
+      name: values.cniEnabled === true ? "linkerd-network-validator" : "linkerd-init",
+      ports: [],
+      resources: container.resources,
+    };
+    return {
+      containers: native ? [] : [container],
+      initContainers: native ? [init, container] : [init],
+      labels: {
+        // pkg/k8s/labels.go: ControllerNSLabel, ProxyDeploymentLabel and WorkloadNamespaceLabel.
+        "linkerd.io/control-plane-ns": "linkerd",
+        "linkerd.io/workload-ns": pod.namespaceLabels["kubernetes.io/metadata.name"] ?? "",
+      },
+      annotations: { "linkerd.io/inject": "enabled" },
+    };
+  },
+};

@@ -1,0 +1,431 @@
+import {
+  checkClusterInvariants,
+  joinObjectSet,
+  selects,
+  type ClusterFinding,
+  type ClusterInvariant,
+  type KubeObject,
+  type TemplatedRelease,
+} from "../../lib/cluster";
+import type { Tier } from "../../lib/config";
+
+/**
+ * Each cluster invariant on small object sets made by hand: the bad case it exists for, and the good
+ * case beside it. The objects mirror what the pinned charts render (the comments name the template).
+ */
+
+type Json = Record<string, unknown>;
+
+function object(
+  apiVersion: string,
+  kind: string,
+  name: string,
+  namespace?: string,
+  rest: Json = {},
+): KubeObject {
+  const { metadata, ...body } = rest as { metadata?: Json };
+  return { apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}), ...metadata }, ...body };
+}
+
+const namespace = (
+  name: string,
+  labels: Record<string, string> = {},
+  annotations: Record<string, string> = {},
+) => object("v1", "Namespace", name, undefined, { metadata: { labels, annotations } });
+
+interface ContainerSpec {
+  name: string;
+  ports?: { name?: string; containerPort: number }[];
+  resources?: Json;
+}
+
+function deployment(
+  name: string,
+  ns: string,
+  opts: {
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    replicas?: number;
+    containers?: ContainerSpec[];
+    serviceAccountName?: string;
+    volumes?: Json[];
+  } = {},
+): KubeObject {
+  const labels = opts.labels ?? { app: name };
+  return object("apps/v1", "Deployment", name, ns, {
+    spec: {
+      replicas: opts.replicas ?? 1,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels, annotations: opts.annotations ?? {} },
+        spec: {
+          ...(opts.serviceAccountName ? { serviceAccountName: opts.serviceAccountName } : {}),
+          containers: opts.containers ?? [{ name, ports: [{ name: "http", containerPort: 8080 }] }],
+          volumes: opts.volumes ?? [],
+        },
+      },
+    },
+  });
+}
+
+const sized = { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "256Mi" } };
+
+function release(
+  name: string,
+  chart: string,
+  ns: string,
+  objects: KubeObject[],
+  values: Json = {},
+): TemplatedRelease {
+  return { name, chart, namespace: ns, version: "1.0.0", values, objects };
+}
+
+function check(
+  platform: KubeObject[],
+  releases: TemplatedRelease[] = [],
+  tier: Tier = "dev",
+): ClusterFinding[] {
+  return checkClusterInvariants(
+    joinObjectSet({ label: "test", tier, objects: platform }, releases, "1.36.0", []),
+  );
+}
+
+const of = (findings: ClusterFinding[], invariant: ClusterInvariant) =>
+  findings.filter((f) => f.invariant === invariant).map((f) => f.object);
+
+describe("releases-template", () => {
+  test("a chart that refuses the values is a finding naming the release and helm's message", () => {
+    const failed: TemplatedRelease = {
+      ...release("linkerd-control-plane", "linkerd-control-plane", "linkerd", []),
+      error: "execution error: proxy.tracing.collector.meshIdentity.serviceAccountName must be set",
+    };
+    const findings = check([], [failed]);
+    expect(findings.map((f) => [f.invariant, f.object])).toEqual([
+      ["releases-template", "release linkerd/linkerd-control-plane"],
+    ]);
+    expect(findings[0].message).toContain("meshIdentity.serviceAccountName must be set");
+  });
+});
+
+describe("proxies-injected", () => {
+  // istiod chart templates/mutatingwebhook.yaml at 1.30.3: a revisioned istiod renders only the
+  // rev.* webhooks, which select istio.io/rev on the namespace or the pod.
+  const revisioned = object(
+    "admissionregistration.k8s.io/v1",
+    "MutatingWebhookConfiguration",
+    "istio-sidecar-injector-stable",
+    undefined,
+    {
+      webhooks: [
+        {
+          name: "rev.namespace.sidecar-injector.istio.io",
+          namespaceSelector: {
+            matchExpressions: [
+              { key: "istio.io/rev", operator: "In", values: ["stable"] },
+              { key: "istio-injection", operator: "DoesNotExist" },
+            ],
+          },
+          objectSelector: {
+            matchExpressions: [{ key: "sidecar.istio.io/inject", operator: "NotIn", values: ["false"] }],
+          },
+        },
+        {
+          name: "rev.object.sidecar-injector.istio.io",
+          namespaceSelector: {
+            matchExpressions: [
+              { key: "istio.io/rev", operator: "DoesNotExist" },
+              { key: "istio-injection", operator: "DoesNotExist" },
+            ],
+          },
+          objectSelector: {
+            matchExpressions: [
+              { key: "sidecar.istio.io/inject", operator: "NotIn", values: ["false"] },
+              { key: "istio.io/rev", operator: "In", values: ["stable"] },
+            ],
+          },
+        },
+      ],
+    },
+  );
+  const istiod = release("istiod-stable", "istiod", "istio-system", [revisioned]);
+
+  test("an ingress controller that asks with sidecar.istio.io/inject under a revisioned istiod is not injected", () => {
+    const traefik = deployment("traefik", "traefik", {
+      labels: { app: "traefik", "sidecar.istio.io/inject": "true" },
+    });
+    expect(of(check([namespace("traefik"), traefik], [istiod]), "proxies-injected")).toEqual([
+      "Deployment traefik/traefik",
+    ]);
+  });
+
+  test("asking the revision (istio.io/rev) is injected", () => {
+    const traefik = deployment("traefik", "traefik", {
+      labels: { app: "traefik", "istio.io/rev": "stable" },
+    });
+    expect(of(check([namespace("traefik"), traefik], [istiod]), "proxies-injected")).toEqual([]);
+  });
+
+  test("a namespace enrolled with istio-injection: enabled under a revisioned istiod is a finding", () => {
+    const ns = namespace("shop", { "istio-injection": "enabled" });
+    expect(of(check([ns], [istiod]), "proxies-injected")).toEqual(["Namespace shop"]);
+  });
+
+  test("Linkerd: a namespace annotated for injection, and the webhook that skips disabled namespaces", () => {
+    // linkerd-control-plane templates/proxy-injector-rbac.yaml at edge-26.8.3.
+    const webhook = object(
+      "admissionregistration.k8s.io/v1",
+      "MutatingWebhookConfiguration",
+      "linkerd-proxy-injector-webhook-config",
+      undefined,
+      {
+        metadata: { annotations: { "cert-manager.io/inject-ca-from": "linkerd/linkerd-proxy-injector" } },
+        webhooks: [
+          {
+            name: "linkerd-proxy-injector.linkerd.io",
+            namespaceSelector: {
+              matchExpressions: [
+                { key: "config.linkerd.io/admission-webhooks", operator: "NotIn", values: ["disabled"] },
+              ],
+            },
+          },
+        ],
+      },
+    );
+    const cp = release("linkerd-control-plane", "linkerd-control-plane", "linkerd", [webhook]);
+    const meshed = namespace("shop", {}, { "linkerd.io/inject": "enabled" });
+    expect(of(check([meshed, deployment("shop", "shop")], [cp]), "proxies-injected")).toEqual([]);
+    const excluded = namespace(
+      "shop",
+      { "config.linkerd.io/admission-webhooks": "disabled" },
+      { "linkerd.io/inject": "enabled" },
+    );
+    expect(of(check([excluded, deployment("shop", "shop")], [cp]), "proxies-injected").sort()).toEqual([
+      "Deployment shop/shop",
+      "Namespace shop",
+    ]);
+  });
+});
+
+describe("monitors-select", () => {
+  test("a PodMonitor whose selector or port matches no pod is a finding; a matching one is not", () => {
+    const app = deployment("shop", "shop", {
+      containers: [{ name: "shop", ports: [{ name: "metrics", containerPort: 9090 }] }],
+    });
+    const monitor = (port: string) =>
+      object("monitoring.coreos.com/v1", "PodMonitor", `shop-${port}`, "shop", {
+        spec: { selector: { matchLabels: { app: "shop" } }, podMetricsEndpoints: [{ port }] },
+      });
+    expect(
+      of(check([namespace("shop"), app, monitor("metrics"), monitor("admin")]), "monitors-select"),
+    ).toEqual(["PodMonitor shop/shop-admin"]);
+  });
+
+  test("Managed Prometheus reaches a numeric port the proxy serves undeclared; the Prometheus Operator does not", () => {
+    const webhook = object(
+      "admissionregistration.k8s.io/v1",
+      "MutatingWebhookConfiguration",
+      "istio-sidecar-injector",
+      undefined,
+      {
+        webhooks: [
+          {
+            name: "namespace.sidecar-injector.istio.io",
+            namespaceSelector: { matchLabels: { "istio-injection": "enabled" } },
+          },
+        ],
+      },
+    );
+    const istiod = release("istiod", "istiod", "istio-system", [webhook], {
+      env: { ENABLE_NATIVE_SIDECARS: "true" },
+    });
+    const ns = namespace("shop", { "istio-injection": "enabled" });
+    const app = deployment("shop", "shop", { containers: [{ name: "shop", resources: sized }] });
+    const gmp = object("monitoring.googleapis.com/v1", "ClusterPodMonitoring", "istio-proxies", undefined, {
+      spec: {
+        selector: { matchExpressions: [{ key: "security.istio.io/tlsMode", operator: "Exists" }] },
+        endpoints: [{ port: 15020 }],
+      },
+    });
+    expect(of(check([ns, app, gmp], [istiod]), "monitors-select")).toEqual([]);
+    const operator = object("monitoring.coreos.com/v1", "PodMonitor", "istio-proxies", "shop", {
+      spec: {
+        selector: { matchExpressions: [{ key: "security.istio.io/tlsMode", operator: "Exists" }] },
+        podMetricsEndpoints: [{ portNumber: 15020 }],
+      },
+    });
+    expect(of(check([ns, app, operator], [istiod]), "monitors-select")).toEqual([
+      "PodMonitor shop/istio-proxies",
+      // and so the proxy itself goes unscraped
+      "Deployment shop/shop",
+    ]);
+  });
+
+  test("where monitoring is on, a mesh control plane no monitor scrapes is a finding", () => {
+    const identity = deployment("linkerd-identity", "linkerd", {
+      labels: { "linkerd.io/control-plane-component": "identity" },
+      containers: [{ name: "identity", ports: [{ name: "admin-http", containerPort: 9990 }] }],
+    });
+    const cp = release("linkerd-control-plane", "linkerd-control-plane", "linkerd", [identity]);
+    const other = object("monitoring.coreos.com/v1", "PodMonitor", "apps", "shop", {
+      spec: { selector: { matchLabels: { app: "shop" } }, podMetricsEndpoints: [{ port: "http" }] },
+    });
+    const app = deployment("shop", "shop");
+    expect(of(check([namespace("shop"), app, other], [cp]), "monitors-select")).toEqual([
+      "Deployment linkerd/linkerd-identity",
+    ]);
+    const controlPlane = object("monitoring.coreos.com/v1", "PodMonitor", "linkerd-controller", "linkerd", {
+      spec: {
+        selector: { matchExpressions: [{ key: "linkerd.io/control-plane-component", operator: "Exists" }] },
+        podMetricsEndpoints: [{ port: "admin-http" }],
+      },
+    });
+    expect(of(check([namespace("shop"), app, other, controlPlane], [cp]), "monitors-select")).toEqual([]);
+  });
+});
+
+describe("certificates-renewed", () => {
+  const webhookWith = (caBundle: string, annotations: Record<string, string> = {}) =>
+    object(
+      "admissionregistration.k8s.io/v1",
+      "ValidatingWebhookConfiguration",
+      "policy-validator",
+      undefined,
+      {
+        metadata: { annotations },
+        webhooks: [{ name: "policy.linkerd.io", clientConfig: { caBundle } }],
+      },
+    );
+
+  test("a CA bundle written at template time is a finding; one cert-manager injects is not", () => {
+    expect(of(check([webhookWith("LS0tLS1CRUdJTg==")]), "certificates-renewed")).toEqual([
+      "ValidatingWebhookConfiguration policy-validator",
+    ]);
+    expect(
+      of(
+        check([webhookWith("", { "cert-manager.io/inject-ca-from": "linkerd/policy-validator" })]),
+        "certificates-renewed",
+      ),
+    ).toEqual([]);
+  });
+
+  test("an aggregated API's CA bundle and a TLS Secret with a certificate in the chart are findings", () => {
+    const api = object("apiregistration.k8s.io/v1", "APIService", "v1alpha1.tap.linkerd.io", undefined, {
+      spec: { caBundle: "LS0t" },
+    });
+    const secret = object("v1", "Secret", "tap-k8s-tls", "linkerd-viz", {
+      type: "kubernetes.io/tls",
+      data: { "tls.crt": "LS0t", "tls.key": "LS0t" },
+    });
+    expect(of(check([api, secret]), "certificates-renewed")).toEqual([
+      "APIService v1alpha1.tap.linkerd.io",
+      "Secret linkerd-viz/tap-k8s-tls",
+    ]);
+  });
+});
+
+describe("production-sizing", () => {
+  const pdb = (name: string, ns: string, labels: Record<string, string>) =>
+    object("policy/v1", "PodDisruptionBudget", name, ns, {
+      spec: { minAvailable: 1, selector: { matchLabels: labels } },
+    });
+
+  test("in prod: requests on every container, two control-plane replicas, a budget for every replicated workload", () => {
+    const cm = deployment("cert-manager", "cert-manager", { containers: [{ name: "controller" }] });
+    const app = deployment("shop", "shop", { replicas: 3, containers: [{ name: "shop", resources: sized }] });
+    const findings = check([app], [release("cert-manager", "cert-manager", "cert-manager", [cm])], "prod");
+    expect(
+      findings
+        .filter((f) => f.invariant === "production-sizing")
+        .map((f) => [f.object, f.message.split(":")[0]]),
+    ).toEqual([
+      ["Deployment shop/shop", "runs several replicas but no PodDisruptionBudget selects them"],
+      ["Deployment cert-manager/cert-manager", "containers without CPU and memory requests"],
+      ["Deployment cert-manager/cert-manager", "is a control plane (release cert-manager) with 1 replica"],
+    ]);
+  });
+
+  test("sized, replicated and budgeted passes; dev is not judged", () => {
+    const cm = deployment("cert-manager", "cert-manager", {
+      replicas: 2,
+      containers: [{ name: "controller", resources: sized }],
+    });
+    const budget = pdb("cert-manager", "cert-manager", { app: "cert-manager" });
+    const releases = [release("cert-manager", "cert-manager", "cert-manager", [cm, budget])];
+    expect(of(check([], releases, "prod"), "production-sizing")).toEqual([]);
+    const bare = deployment("cert-manager", "cert-manager", { containers: [{ name: "controller" }] });
+    expect(
+      of(
+        check([], [release("cert-manager", "cert-manager", "cert-manager", [bare])], "dev"),
+        "production-sizing",
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe("references-resolve", () => {
+  test("a route to a missing Service, a Service selecting nothing, an unknown issuer, a missing Secret", () => {
+    const route = object("gateway.networking.k8s.io/v1", "HTTPRoute", "shop", "shop", {
+      spec: {
+        rules: [
+          {
+            backendRefs: [
+              { name: "shop", port: 80 },
+              { name: "gone", port: 80 },
+            ],
+          },
+        ],
+      },
+    });
+    const svc = object("v1", "Service", "shop", "shop", {
+      spec: { selector: { app: "nothing" }, ports: [{ port: 80 }] },
+    });
+    const cert = object("cert-manager.io/v1", "Certificate", "shop-tls", "shop", {
+      spec: { secretName: "shop-tls", issuerRef: { name: "letsencrypt", kind: "ClusterIssuer" } },
+    });
+    const app = deployment("shop", "shop", {
+      volumes: [
+        { name: "tls", secret: { secretName: "shop-tls" } },
+        { name: "other", secret: { secretName: "elsewhere" } },
+      ],
+      serviceAccountName: "shop",
+    });
+    const messages = check([namespace("shop"), route, svc, cert, app])
+      .filter((f) => f.invariant === "references-resolve")
+      .map((f) => `${f.object}: ${f.message.split(",")[0]}`);
+    expect(messages).toEqual([
+      "HTTPRoute shop/shop: sends to Service shop/shop",
+      "HTTPRoute shop/shop: sends to Service shop/gone",
+      "Certificate shop/shop-tls: names ClusterIssuer letsencrypt",
+      "Deployment shop/shop: runs as ServiceAccount shop",
+      // shop-tls is written by cert-manager for the Certificate; "elsewhere" by nothing.
+      "Deployment shop/shop: mounts Secret elsewhere",
+    ]);
+  });
+
+  test("a Linkerd Server that selects no pod serving its port is a finding", () => {
+    const server = (port: string) =>
+      object("policy.linkerd.io/v1beta3", "Server", `shop-${port}`, "shop", {
+        spec: { podSelector: { matchLabels: { app: "shop" } }, port },
+      });
+    expect(
+      of(
+        check([namespace("shop"), deployment("shop", "shop"), server("http"), server("grpc")]),
+        "references-resolve",
+      ),
+    ).toEqual(["Server shop/shop-grpc"]);
+  });
+});
+
+describe("label selectors evaluate as the API server does", () => {
+  test.each([
+    [{ matchLabels: { a: "1" } }, { a: "1", b: "2" }, true],
+    [{ matchLabels: { a: "1" } }, { a: "2" }, false],
+    [{ matchExpressions: [{ key: "a", operator: "In", values: ["1", "2"] }] }, { a: "2" }, true],
+    [{ matchExpressions: [{ key: "a", operator: "NotIn", values: ["1"] }] }, {}, true],
+    [{ matchExpressions: [{ key: "a", operator: "Exists" }] }, {}, false],
+    [{ matchExpressions: [{ key: "a", operator: "DoesNotExist" }] }, { a: "" }, false],
+    [{}, { anything: "x" }, true],
+  ])("%j selects %j: %s", (selector, labels, expected) => {
+    expect(selects(selector, labels)).toBe(expected);
+  });
+});

@@ -1,0 +1,124 @@
+import * as fs from "fs";
+import * as path from "path";
+import {
+  HelmTemplater,
+  checkClusterInvariants,
+  clusterInvariants,
+  findHelm,
+  objectSetOf,
+  type ClusterFinding,
+} from "../../lib/cluster";
+import { clusterInputOf } from "../../lib/render";
+import { supportedKubernetes } from "../../lib/versions";
+import { matrixTargets, projectTargets } from "../matrix";
+import { knownFailures, type KnownFailure } from "./knownFailures";
+
+/**
+ * The cluster tier: every stack, example and matrix combination, each Helm release templated by a
+ * real Helm 3 with its pinned chart and the platform's exact values, at the lowest and highest
+ * Kubernetes version the platform supports, joined with the platform's own objects and the proxies
+ * admission adds; every cluster invariant checked on each object set. Findings must be exactly the
+ * known failures (test/cluster/knownFailures.ts): a new one fails, and so does a listed one that no
+ * longer occurs, so the list only shrinks.
+ *
+ * CHARTS_DIR names the chart folder (default ../shared/reference/charts), HELM the helm binary (default:
+ * helm on PATH, or the one .ci/run builds). Where either is missing, the tier skips and says why; with
+ * CI=true it fails instead.
+ */
+
+interface Occurrence {
+  readonly target: string;
+  readonly kubeVersion: string;
+  readonly finding: ClusterFinding;
+}
+
+const root = path.resolve(__dirname, "../..");
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const chartsDir = path.resolve(root, process.env.CHARTS_DIR ?? "../shared/reference/charts");
+  const helm = findHelm();
+  const missing = [
+    ...(helm ? [] : ["no helm binary (set HELM, put helm on PATH, or run .ci/run, which builds one)"]),
+    ...(fs.existsSync(chartsDir) ? [] : [`no chart folder at ${chartsDir} (set CHARTS_DIR)`]),
+  ];
+  if (missing.length > 0 || !helm) {
+    const reason = `cluster tier: ${missing.join("; ")}`;
+    if (process.env.CI === "true") {
+      console.error(`${reason}: CI must run it`);
+      return 1;
+    }
+    console.log(`${reason}: skipped`);
+    return 0;
+  }
+
+  const templater = new HelmTemplater(helm, 2);
+  const versions = [supportedKubernetes.lowest, supportedKubernetes.highest];
+  const targets = [...projectTargets(), ...matrixTargets()];
+  const occurrences: Occurrence[] = [];
+  let sets = 0;
+  let releases = 0;
+  for (const [i, target] of targets.entries()) {
+    const input = clusterInputOf(target.label, target.tier, await target.render());
+    for (const kubeVersion of versions) {
+      const set = await objectSetOf(input, { templater, chartsDir, kubeVersion });
+      sets++;
+      releases += set.releases.length;
+      for (const finding of checkClusterInvariants(set))
+        occurrences.push({ target: target.label, kubeVersion, finding });
+    }
+    if (process.stdout.isTTY || (i + 1) % 25 === 0) console.log(`  ${i + 1}/${targets.length} renders`);
+  }
+
+  const unexpected = occurrences.filter((o) => !knownFailures.some((k) => matches(k, o)));
+  const stale = knownFailures.filter((k) => !occurrences.some((o) => matches(k, o)));
+  const invariantCount = Object.keys(clusterInvariants).length;
+  console.log(
+    [
+      `cluster tier: ${targets.length} renders x ${versions.length} Kubernetes versions (${versions.join(", ")}) = ${sets} object sets`,
+      `  releases templated: ${releases} (${templater.runs} distinct helm runs)`,
+      `  invariants checked: ${invariantCount} on each object set = ${invariantCount * sets}`,
+      `  findings: ${occurrences.length}, all known: ${unexpected.length === 0}; known failures listed: ${knownFailures.length}`,
+      `  wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    ].join("\n"),
+  );
+  for (const k of knownFailures) {
+    const n = occurrences.filter((o) => matches(k, o)).length;
+    console.log(`  known (${k.owner}) ${k.invariant} ${k.object.source}: ${n} occurrences`);
+  }
+  if (unexpected.length > 0) {
+    console.error(`\n${unexpected.length} findings are not known failures:`);
+    const seen = new Set<string>();
+    for (const o of unexpected) {
+      const key = `${o.finding.invariant} ${o.finding.object} ${o.finding.message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      console.error(
+        `  [${o.finding.invariant}] ${o.target} @ ${o.kubeVersion}: ${o.finding.object} ${o.finding.message}`,
+      );
+    }
+  }
+  if (stale.length > 0) {
+    console.error(
+      `\n${stale.length} known failures no longer occur; remove them from test/cluster/knownFailures.ts:`,
+    );
+    for (const k of stale) console.error(`  ${k.invariant} ${k.object.source} (${k.reason})`);
+  }
+  return unexpected.length > 0 || stale.length > 0 ? 1 : 0;
+}
+
+function matches(k: KnownFailure, o: Occurrence): boolean {
+  return (
+    k.invariant === o.finding.invariant &&
+    k.object.test(o.finding.object) &&
+    (k.target === undefined || k.target.test(o.target))
+  );
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`cluster tier failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);
