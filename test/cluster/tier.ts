@@ -21,6 +21,9 @@ import { knownFailures, type KnownFailure } from "./knownFailures";
  * known failures (test/cluster/knownFailures.ts): a new one fails, and so does a listed one that no
  * longer occurs, so the list only shrinks.
  *
+ * CLUSTER_TIER_ONLY=<text> runs only the renders whose label contains it (while working on one
+ * finding; known failures that do not occur there are then not reported as stale).
+ *
  * CHARTS_DIR names the chart folder (default ../shared/reference/charts), HELM the helm binary (default:
  * helm on PATH, or the one .ci/run builds). Where either is missing, the tier skips and says why; with
  * CI=true it fails instead.
@@ -54,7 +57,8 @@ async function main(): Promise<number> {
 
   const templater = new HelmTemplater(helm, 2);
   const versions = [supportedKubernetes.lowest, supportedKubernetes.highest];
-  const targets = [...projectTargets(), ...matrixTargets()];
+  const only = process.env.CLUSTER_TIER_ONLY;
+  const targets = [...projectTargets(), ...matrixTargets()].filter((t) => !only || t.label.includes(only));
   const occurrences: Occurrence[] = [];
   let sets = 0;
   let releases = 0;
@@ -71,7 +75,7 @@ async function main(): Promise<number> {
   }
 
   const unexpected = occurrences.filter((o) => !knownFailures.some((k) => matches(k, o)));
-  const stale = knownFailures.filter((k) => !occurrences.some((o) => matches(k, o)));
+  const stale = only ? [] : knownFailures.filter((k) => !occurrences.some((o) => matches(k, o)));
   const invariantCount = Object.keys(clusterInvariants).length;
   console.log(
     [
