@@ -10,8 +10,19 @@ export interface AcmeIssuerProps {
   readonly name: string;
   readonly email: string;
   readonly staging: boolean;
-  /** HTTP-01 through this IngressClass, or DNS-01 in this project's Cloud DNS. */
-  readonly solver: { readonly http01IngressClass: string } | { readonly dns01Project: string };
+  /**
+   * HTTP-01 through this IngressClass (its solver pods carrying `solverPod`'s labels and annotations),
+   * or DNS-01 in this project's Cloud DNS.
+   */
+  readonly solver:
+    | {
+        readonly http01IngressClass: string;
+        readonly solverPod?: {
+          readonly labels: Readonly<Record<string, string>>;
+          readonly annotations: Readonly<Record<string, string>>;
+        };
+      }
+    | { readonly dns01Project: string };
 }
 
 /**
@@ -32,11 +43,35 @@ export class AcmeIssuer extends ClusterIssuer {
           privateKeySecretRef: { name: `${props.name}-account-key` },
           solvers: [
             "http01IngressClass" in props.solver
-              ? { http01: { ingress: { ingressClassName: props.solver.http01IngressClass } } }
+              ? {
+                  http01: {
+                    ingress: {
+                      ingressClassName: props.solver.http01IngressClass,
+                      ...solverPodTemplate(props.solver.solverPod),
+                    },
+                  },
+                }
               : { dns01: { cloudDNS: { project: props.solver.dns01Project } } },
           ],
         },
       },
     });
   }
+}
+
+function solverPodTemplate(
+  pod:
+    { labels: Readonly<Record<string, string>>; annotations: Readonly<Record<string, string>> } | undefined,
+) {
+  const labels = pod?.labels ?? {};
+  const annotations = pod?.annotations ?? {};
+  if (Object.keys(labels).length === 0 && Object.keys(annotations).length === 0) return {};
+  return {
+    podTemplate: {
+      metadata: {
+        ...(Object.keys(labels).length > 0 ? { labels } : {}),
+        ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+      },
+    },
+  };
 }

@@ -50,7 +50,18 @@ export class Certificate extends ApiObject {
 }
 
 export interface AcmeSolver {
-  readonly http01?: { readonly ingress: { readonly ingressClassName: string } };
+  readonly http01?: {
+    readonly ingress: {
+      readonly ingressClassName: string;
+      /** Metadata merged into the solver pods cert-manager creates. */
+      readonly podTemplate?: {
+        readonly metadata: {
+          readonly labels?: Readonly<Record<string, string>>;
+          readonly annotations?: Readonly<Record<string, string>>;
+        };
+      };
+    };
+  };
   readonly dns01?: { readonly cloudDNS: { readonly project: string } };
 }
 

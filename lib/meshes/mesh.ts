@@ -123,6 +123,12 @@ export interface Mesh {
   readonly meshedPodSecurity: PodSecurityLevel;
   /** Pod template metadata that lets a Job or CronJob in a meshed namespace finish. */
   readonly jobPodMetadata: PodMetadata;
+  /**
+   * Metadata for cert-manager's ACME HTTP-01 solver pods, which run in the Certificate's (meshed)
+   * namespace: they stay out of the mesh, so the ingress controller reaches the challenge even where
+   * the namespace denies by default or demands mTLS.
+   */
+  readonly acmeSolverPod: PodMetadata;
 
   // ---- ingress ----
   /**

@@ -131,7 +131,10 @@ export class Ingress extends pulumi.ComponentResource {
         solver:
           ing.acme.solver === "dns01"
             ? { dns01Project: config.gcp.project }
-            : { http01IngressClass: ing.kind === "ingress-nginx" ? "nginx" : "traefik" },
+            : {
+                http01IngressClass: ing.kind === "ingress-nginx" ? "nginx" : "traefik",
+                solverPod: plan.mesh.acmeSolverPod,
+              },
       });
       issuer = [
         ...deployChart(`${name}-acme`, chart, {

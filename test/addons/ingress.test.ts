@@ -235,12 +235,18 @@ describe.each(meshes)("Traefik, mesh %s", (mesh) => {
         find(result, "ClusterIssuer", "letsencrypt").key,
       ]),
     );
+    // Linkerd would inject the solver pod, and a deny-by-default namespace would refuse the challenge;
+    // cert-manager opts its solver out of Istio's sidecar itself.
+    const solverPod =
+      mesh === "linkerd"
+        ? { podTemplate: { metadata: { annotations: { "linkerd.io/inject": "disabled" } } } }
+        : {};
     expect(spec(find(result, "ClusterIssuer", "letsencrypt"))).toEqual({
       acme: {
         server: "https://acme-v02.api.letsencrypt.org/directory",
         email: "platform@example.com",
         privateKeySecretRef: { name: "letsencrypt-account-key" },
-        solvers: [{ http01: { ingress: { ingressClassName: "traefik" } } }],
+        solvers: [{ http01: { ingress: { ingressClassName: "traefik", ...solverPod } } }],
       },
     });
   });
@@ -249,6 +255,29 @@ describe.each(meshes)("Traefik, mesh %s", (mesh) => {
     expect(annotations(find(result, "Service", "shop", "shop"))).toEqual({
       "cloud.google.com/neg": '{"ingress":true}',
     });
+  });
+});
+
+test("Istio ambient: ACME solver pods stay out of ztunnel, so the challenge needs no mTLS", async () => {
+  const result = await renderPlatform({
+    tier: "prod",
+    mesh: { kind: "istio", dataplane: "ambient" },
+    ingress: { kind: "ingress-nginx", acme },
+    apps: [shop],
+  });
+  expect(spec(find(result, "ClusterIssuer", "letsencrypt"))).toMatchObject({
+    acme: {
+      solvers: [
+        {
+          http01: {
+            ingress: {
+              ingressClassName: "nginx",
+              podTemplate: { metadata: { labels: { "istio.io/dataplane-mode": "none" } } },
+            },
+          },
+        },
+      ],
+    },
   });
 });
 

@@ -67,6 +67,12 @@ export function istioMesh(config: MeshConfig): Mesh {
         ? { labels: {}, annotations: { "sidecar.istio.io/nativeSidecar": "true" } }
         : // Istio's webhook selects on the label (its objectSelector), so the opt-out is a label.
           { labels: { "sidecar.istio.io/inject": "false" }, annotations: {} },
+    acmeSolverPod: ambient
+      ? // A pod label of "none" keeps a pod of an ambient namespace out of ztunnel (istio-cni at 1.30.3,
+        // cni/README.md), so the challenge needs no mTLS under STRICT.
+        { labels: { "istio.io/dataplane-mode": "none" }, annotations: {} }
+      : // cert-manager itself opts its solver pods out of the sidecar (pkg/issuer/acme/http/pod.go at v1.21.1).
+        { labels: {}, annotations: {} },
     ingressControllerPod: (podKey) => ({
       [podKey]: {
         // The injection webhooks' objectSelector matches labels, not annotations. A revisioned istiod

@@ -69,6 +69,9 @@ export function linkerdMesh(config: MeshConfig): Mesh {
     jobPodMetadata: config.nativeSidecars
       ? { labels: {}, annotations: { "config.linkerd.io/proxy-enable-native-sidecar": "true" } }
       : { labels: {}, annotations: { "linkerd.io/inject": "disabled" } },
+    // cert-manager opts its solver pods out of Istio only (pkg/issuer/acme/http/pod.go at v1.21.1);
+    // meshed, a deny-by-default namespace would refuse the challenge on the solver's port 8089.
+    acmeSolverPod: { labels: {}, annotations: { "linkerd.io/inject": "disabled" } },
     ingressControllerPod: (podKey, inboundPorts) => ({
       [podKey]: {
         podAnnotations: {

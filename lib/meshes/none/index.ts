@@ -20,6 +20,7 @@ export function noMesh(config: MeshConfig): Mesh {
     namespaceEnrolment: { labels: {}, annotations: {} },
     meshedPodSecurity: "restricted",
     jobPodMetadata: { labels: {}, annotations: {} },
+    acmeSolverPod: { labels: {}, annotations: {} },
     ingressControllerPod: () => ({}),
     ingressControllerPodSecurity: "restricted",
     // The controller balances over pod endpoints itself.
