@@ -16,6 +16,9 @@ export const monitoringNamespace = "monitoring";
 export const prometheusReleaseName = "kube-prometheus-stack";
 
 /** The chart's Prometheus Service: `<fullname>-prometheus`, where fullname is the release name (templates/_helpers.tpl). */
+/** The labels of the Prometheus pods the operator runs (pkg/prometheus/server/operator.go at v0.93.0). */
+export const prometheusPodLabels = { "app.kubernetes.io/name": "prometheus" } as const;
+
 export const prometheusUrl = `http://${prometheusReleaseName}-prometheus.${monitoringNamespace}.svc.cluster.local:9090`;
 
 export interface PrometheusArgs {
@@ -25,6 +28,14 @@ export interface PrometheusArgs {
   readonly autopilot?: boolean;
   /** Grafana dashboards to load from grafana.com, by name. @default none */
   readonly dashboards?: Readonly<Record<string, { gnetId: number; revision: number }>>;
+  /**
+   * Labels and annotations for the Prometheus pods: what the mesh needs of a scraper (Istio ambient under
+   * STRICT mTLS enrols them). @default none
+   */
+  readonly podMetadata?: {
+    readonly labels: Readonly<Record<string, string>>;
+    readonly annotations: Readonly<Record<string, string>>;
+  };
   /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
 }
@@ -60,6 +71,7 @@ export class Prometheus extends pulumi.ComponentResource {
         // Autopilot admits no hostNetwork, hostPID or hostPath pods, which node-exporter needs; GKE reports node metrics itself.
         ...(args.autopilot ? { nodeExporter: { enabled: false } } : {}),
         ...(args.dashboards ? { grafana: grafanaDashboards(args.dashboards) } : {}),
+        ...(args.podMetadata ? { prometheus: { prometheusSpec: { podMetadata: args.podMetadata } } } : {}),
       },
       charts,
       provider: args.provider,

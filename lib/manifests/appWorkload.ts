@@ -1,7 +1,7 @@
 import { ApiObject, App, Chart, Duration, Size } from "cdk8s";
 import * as kplus from "cdk8s-plus-27";
 import { Construct } from "constructs";
-import { PodMonitor, PodMonitoring } from "./customResources";
+import { PodMonitor, PodMonitoring, type PodMetricsEndpoint } from "./customResources";
 
 export interface AppWorkloadProps {
   readonly name: string;
@@ -14,6 +14,11 @@ export interface AppWorkloadProps {
   readonly readinessPath?: string;
   /** Seconds the load balancer drains a backend that left it. @default 30 */
   readonly drainingTimeoutSeconds?: number;
+  /** Extra pod template labels and annotations (how the mesh reaches the pod's metrics). @default none */
+  readonly podMetadata?: {
+    readonly labels: Readonly<Record<string, string>>;
+    readonly annotations: Readonly<Record<string, string>>;
+  };
 }
 
 interface DeploymentJson {
@@ -22,7 +27,7 @@ interface DeploymentJson {
   metadata: { name: string };
   spec: {
     template: {
-      metadata: { labels: Record<string, string> };
+      metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
       spec: {
         serviceAccountName?: string;
         containers: { lifecycle?: unknown; securityContext?: Record<string, unknown>; ports?: unknown[] }[];
@@ -121,6 +126,10 @@ export class AppWorkload extends Construct {
     const pod = json.spec.template;
     // cdk8s-plus's own selection label carries the scratch construct path; the app label selects.
     delete pod.metadata.labels["cdk8s.io/metadata.addr"];
+    const extra = props.podMetadata;
+    if (extra && Object.keys(extra.labels).length > 0) Object.assign(pod.metadata.labels, extra.labels);
+    if (extra && Object.keys(extra.annotations).length > 0)
+      pod.metadata.annotations = { ...pod.metadata.annotations, ...extra.annotations };
     // Its own service account: the app's mesh identity, which authorization rules name.
     pod.spec.serviceAccountName = props.name;
     new ApiObject(this, "service-account", {
@@ -158,8 +167,15 @@ export class AppWorkload extends Construct {
 export interface AppMonitorProps {
   readonly name: string;
   readonly namespace: string;
-  /** Metrics path on the app's port. */
+  /** Metrics path. */
   readonly path: string;
+  /**
+   * The port scraped: the app's named port, or a number a mesh proxy serves (maybe undeclared). A
+   * Prometheus Operator keeps only declared ports, so for an undeclared one `rewriteAddress` names the
+   * declared container whose target is rewritten to that port. @default "http"
+   */
+  readonly port?: "http" | number;
+  readonly rewriteAddress?: { readonly container: string };
   readonly backend: "prometheus-operator" | "managed-prometheus";
   /** Labels the Prometheus selects PodMonitors by. */
   readonly selectorLabels: Record<string, string>;
@@ -179,7 +195,7 @@ export class AppMonitor extends Construct {
         },
         spec: {
           selector: { matchLabels: labels },
-          podMetricsEndpoints: [{ port: "http", path: props.path, interval: "30s" }],
+          podMetricsEndpoints: [operatorEndpoint(props)],
         },
       });
     } else {
@@ -187,9 +203,47 @@ export class AppMonitor extends Construct {
         metadata: { name: props.name, namespace: props.namespace, labels },
         spec: {
           selector: { matchLabels: labels },
-          endpoints: [{ port: "http", path: props.path, interval: "30s" }],
+          endpoints: [{ port: props.port ?? "http", path: props.path, interval: "30s" }],
         },
       });
     }
   }
+}
+
+/**
+ * A PodMonitor endpoint for the app: its named port, or, for a port the proxy serves undeclared, the
+ * proxy container's one target rewritten to that port (how Istio's envoy-stats-monitor reaches 15020,
+ * samples/addons/extras/prometheus-operator.yaml at 1.30.3).
+ */
+function operatorEndpoint(props: AppMonitorProps): PodMetricsEndpoint {
+  const port = props.port ?? "http";
+  if (typeof port === "string") return { port, path: props.path, interval: "30s" };
+  if (!props.rewriteAddress)
+    throw new Error(`a Prometheus Operator reaches port ${port} only through a declared container's target`);
+  return {
+    path: props.path,
+    interval: "30s",
+    relabelings: [
+      {
+        action: "keep",
+        sourceLabels: ["__meta_kubernetes_pod_container_name"],
+        regex: props.rewriteAddress.container,
+      },
+      // IPv6 pod addresses in brackets, IPv4 as they are.
+      {
+        action: "replace",
+        sourceLabels: ["__meta_kubernetes_pod_ip"],
+        regex: "(([A-Fa-f0-9]{1,4}::?){1,7}[A-Fa-f0-9]{1,4})",
+        replacement: `[$1]:${port}`,
+        targetLabel: "__address__",
+      },
+      {
+        action: "replace",
+        sourceLabels: ["__meta_kubernetes_pod_ip"],
+        regex: "((([0-9]+?)(\\.|$)){4})",
+        replacement: `$1:${port}`,
+        targetLabel: "__address__",
+      },
+    ],
+  };
 }

@@ -258,9 +258,6 @@ export type Caller =
   | { readonly kind: "identity"; readonly namespace: string; readonly serviceAccount: string }
   | { readonly kind: "network"; readonly name: string; readonly cidrs: readonly string[] };
 
-/** Every address: kubelet probes and Prometheus scrapes come from outside the mesh. */
-export const anyNetwork: Caller = { kind: "network", name: "any-network", cidrs: ["0.0.0.0/0", "::/0"] };
-
 export interface AccessGrant {
   readonly callers: readonly Caller[];
   /** @default every method */

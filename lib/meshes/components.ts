@@ -34,6 +34,8 @@ export interface MeshInstallArgs {
   readonly prometheusUrl?: string;
   /** The cluster's pod and Service ranges, where the platform knows them (it made the network). */
   readonly clusterNetworks?: readonly string[];
+  /** Where kubelet's probes and other in-cluster clients outside the mesh come from (`Plan.clusterSources`). */
+  readonly clusterSources?: readonly string[];
 }
 
 type Installer = (
@@ -56,6 +58,7 @@ const installers: { readonly [K in MeshKind]: Installer | undefined } = {
         tracing: a.mesh.config.tracing,
         prometheusUrl: a.prometheusUrl,
         clusterNetworks: a.clusterNetworks,
+        probeNetworks: a.clusterSources,
         charts: a.charts,
         certManager: a.certManager,
         provider: a.provider,

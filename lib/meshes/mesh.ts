@@ -28,6 +28,37 @@ export interface MeshRelease {
   readonly version?: string;
 }
 
+/** An app's metrics endpoint on its own port. */
+export interface AppMetrics {
+  /** The app's container port. */
+  readonly port: number;
+  /** Its metrics path. */
+  readonly path: string;
+}
+
+/** How Prometheus, outside the mesh, scrapes a meshed app. */
+export interface AppScrape {
+  /** Pod template metadata the scrape relies on. */
+  readonly pod: PodMetadata;
+  /**
+   * Where the monitor scrapes: the app's own named port and path, or a port the proxy serves (a
+   * number, maybe undeclared), with the relabelling a Prometheus Operator needs to reach it.
+   */
+  readonly endpoint: {
+    readonly port: "http" | number;
+    readonly path: string;
+    /** For a Prometheus Operator PodMonitor, which keeps only declared ports: rewrite the target to `port`. */
+    readonly rewriteAddress?: { readonly container: string };
+  };
+  /** The scrape passes the proxy's authorization, so an app guarded by policy must grant it. */
+  readonly throughPolicy: boolean;
+}
+
+/** A scrape of the app's own port and path, in plain text. */
+export function plainScrape(m: AppMetrics, throughPolicy: boolean): AppScrape {
+  return { pod: { labels: {}, annotations: {} }, endpoint: { port: "http", path: m.path }, throughPolicy };
+}
+
 /** A CRD family a mesh's chart owns. */
 export interface MeshCrdOwner {
   readonly family: CrdFamily;
@@ -74,7 +105,16 @@ export interface MeshPolicy {
   /** Namespace annotations that make a namespace refuse what no policy allows. */
   readonly denyByDefaultAnnotations: Readonly<Record<string, string>>;
   /** The objects a deny-by-default namespace needs besides its annotations. */
-  denyByDefault(scope: Construct, id: string, props: { namespace: string; serverScope?: Construct }): void;
+  denyByDefault(
+    scope: Construct,
+    id: string,
+    props: {
+      namespace: string;
+      /** Where kubelet's probes and Prometheus's scrapes come from (`Plan.clusterSources`). */
+      clusterSources: readonly string[];
+      serverScope?: Construct;
+    },
+  ): void;
   /**
    * A fault injector (`FaultInjector`) that any meshed caller reaches, even where the namespace denies
    * by default, so callers see the injected status and not a policy refusal.
@@ -129,6 +169,29 @@ export interface Mesh {
    * the namespace denies by default or demands mTLS.
    */
   readonly acmeSolverPod: PodMetadata;
+
+  /**
+   * Kubelet's HTTP probes reach the app through the proxy's authorization, so an app guarded by policy
+   * must grant them (false where the injector rewrites probes past the proxy).
+   */
+  readonly probesThroughPolicy: boolean;
+  /** How a monitor's scrape of an app's metrics reaches a meshed pod. */
+  appScrape(metrics: AppMetrics): AppScrape;
+  /**
+   * What the Prometheus the platform installs needs to scrape meshed pods at all, where the mesh
+   * refuses scrapers outside it (Istio ambient under STRICT mTLS): its pods' metadata, and objects
+   * beside it. Absent where any scraper gets through.
+   */
+  readonly scraper?: {
+    readonly pod: PodMetadata;
+    objects(
+      scope: Construct,
+      id: string,
+      props: { namespace: string; podSelector: Record<string, string> },
+    ): void;
+  };
+  /** Valid but risky choices this mesh sees, said at render and at `pulumi up`. */
+  configWarnings(config: PlatformConfig): string[];
 
   // ---- ingress ----
   /**

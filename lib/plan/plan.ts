@@ -17,7 +17,6 @@ import {
 import { crdOwnership, needsCertManager, type CrdOwners } from "../crds";
 import type { ChartContext, MonitoringRef } from "../deploy";
 import {
-  anyNetwork,
   gatewayAccessLabel,
   type AccessGrant,
   type Caller,
@@ -25,7 +24,13 @@ import {
   type MeshRouteSpec,
 } from "../manifests";
 import { meshFor, otherMeshKeyProblems, type Mesh, type PodMetadata } from "../meshes";
-import { charts, googleLoadBalancerRanges, ingressControllerIdentities, type ChartName } from "../versions";
+import {
+  charts,
+  googleLoadBalancerRanges,
+  ingressControllerIdentities,
+  privateNetworks,
+  type ChartName,
+} from "../versions";
 import { meshTrafficRules } from "./meshTrafficRules";
 import { chartContext } from "./overrides";
 
@@ -92,6 +97,12 @@ export interface Plan {
   readonly webhookPorts: readonly number[];
   /** The pod and Service ranges, when the platform makes the network; a cluster made elsewhere brings its own. */
   readonly clusterNetworks?: readonly string[];
+  /**
+   * Where in-cluster clients outside the mesh come from: kubelet's probes (from the node's address or
+   * its pod range's gateway, by CNI) and Prometheus. The node and pod ranges where the platform makes
+   * the network, else the private ranges. Policy grants them, never every address.
+   */
+  readonly clusterSources: readonly string[];
   /** The shared Gateway uses a regional or internal class, which needs a proxy-only subnet. */
   readonly proxyOnlySubnet: boolean;
   /** Valid but risky choices, said at render and at `pulumi up`. */
@@ -158,8 +169,9 @@ export function planFor(config: PlatformConfig, input?: EnvironmentInput, source
     ].sort((a, b) => a - b),
     clusterNetworks:
       config.cluster.mode === "existing" ? undefined : [config.network.podsCidr, config.network.servicesCidr],
+    clusterSources: clusterSourcesOf(config),
     proxyOnlySubnet: gateway && regionalGatewayClass(config),
-    warnings: configWarnings(config),
+    warnings: [...configWarnings(config), ...mesh.configWarnings(config)],
   };
 }
 
@@ -254,7 +266,7 @@ function appPlan(config: PlatformConfig, mesh: Mesh, app: App): AppPlan {
     exposure: app.expose && { name: app.name, namespace: app.namespace, port: app.port, ...app.expose },
     fromGoogleLoadBalancer: app.expose?.via.some((v) => v === "gke-gateway" || v === "gce-ingress") ?? false,
     guarded,
-    grants: guarded && mesh.policy ? accessGrants(config, app) : [],
+    grants: guarded && mesh.policy ? accessGrants(config, mesh, app) : [],
     routes: app.mesh.routes.map((r) => ({
       ...r,
       backends: r.backends.map((b) => ({
@@ -275,13 +287,22 @@ function underPath(path: string): string {
   return `${path.replace(/\/+$/, "")}/*`;
 }
 
+/** The addresses in-cluster clients outside the mesh come from (`Plan.clusterSources`). */
+export function clusterSourcesOf(config: Pick<PlatformConfig, "cluster" | "network">): string[] {
+  return config.cluster.mode === "existing"
+    ? [...privateNetworks]
+    : [config.network.nodesCidr, config.network.podsCidr];
+}
+
 /**
  * Everything that may call an app once it has authorization rules or its namespace denies by
  * default: the rules' callers, plus what comes from outside the mesh and must keep working whatever
- * is denied: kubelet's probes (and load balancers' health checks) on the probe path, Prometheus on
- * the metrics path, and the app's ingress on its exposed path.
+ * is denied, each from where it really comes: kubelet's probes from the cluster's own addresses and
+ * Google's health checks from Google's ranges, on the probe path; Prometheus from the cluster, on the
+ * metrics path; the app's ingress on its exposed path. Where the mesh takes probes or scrapes past its
+ * proxy's authorization (Istio), none is granted. Nothing is granted to every address.
  */
-export function accessGrants(config: PlatformConfig, app: App): AccessGrant[] {
+export function accessGrants(config: PlatformConfig, mesh: Mesh, app: App): AccessGrant[] {
   const grants: AccessGrant[] = (app.mesh.authorization?.rules ?? []).map((rule) => ({
     callers: rule.from.map((from): Caller => {
       const [namespace, serviceAccount] = from.includes("/") ? from.split("/") : [app.namespace, from];
@@ -290,8 +311,15 @@ export function accessGrants(config: PlatformConfig, app: App): AccessGrant[] {
     methods: rule.methods,
     paths: rule.paths,
   }));
-  grants.push({ callers: [anyNetwork], methods: ["GET"], paths: [probePathOf(app)] });
-  if (app.metrics) grants.push({ callers: [anyNetwork], methods: ["GET"], paths: [app.metrics.path] });
+  const cluster: Caller = { kind: "network", name: "cluster", cidrs: clusterSourcesOf(config) };
+  const healthChecks = (app.expose?.via ?? [])
+    .filter((via) => via === "gke-gateway" || via === "gce-ingress")
+    .map((via) => ingressCaller(config, via));
+  const probeCallers = [...(mesh.probesThroughPolicy ? [cluster] : []), ...healthChecks];
+  if (probeCallers.length > 0)
+    grants.push({ callers: probeCallers, methods: ["GET"], paths: [probePathOf(app)] });
+  if (app.metrics && mesh.appScrape({ port: app.port, path: app.metrics.path }).throughPolicy)
+    grants.push({ callers: [cluster], methods: ["GET"], paths: [app.metrics.path] });
   if (app.expose) {
     const callers = app.expose.via.map((via) => ingressCaller(config, via));
     // With stripPrefix, the controller forwards the path without its prefix: any path may arrive.

@@ -90,6 +90,8 @@ export class App extends pulumi.ComponentResource {
     ];
     const platformName = args.resourcePrefix ?? name;
 
+    // How a scrape reaches the app's metrics through its mesh (Istio: merged by the sidecar's agent).
+    const scrape = args.metricsPath ? mesh.appScrape({ port: args.port, path: args.metricsPath }) : undefined;
     const workload = newChart(`app-${id}`);
     // Every app has a Service, annotated for every way it is exposed (none: reachable in the cluster only).
     new AppService(workload, "service", {
@@ -106,18 +108,21 @@ export class App extends pulumi.ComponentResource {
       replicas: args.replicas ?? 2,
       readinessPath: args.probePath ?? "/",
       drainingTimeoutSeconds: args.drainingTimeoutSeconds ?? 30,
+      podMetadata: args.monitoring ? scrape?.pod : undefined,
     });
     const fromGoogleLb = args.exposure?.via.some((v) => v === "gke-gateway" || v === "gce-ingress") ?? false;
     const lbPort = fromGoogleLb ? mesh.loadBalancerPort : undefined;
     lbPort?.(workload, "load-balancer-port", { app: args.name, namespace: args.namespace, port: args.port });
     deploy(`${platformName}-app-${id}`, workload, lbPort && args.meshCrds ? [args.meshCrds] : []);
 
-    if (args.metricsPath && args.monitoring) {
+    if (scrape && args.monitoring) {
       const monitor = newChart(`monitor-${id}`);
       new AppMonitor(monitor, "monitor", {
         name: args.name,
         namespace: args.namespace,
-        path: args.metricsPath,
+        path: scrape.endpoint.path,
+        port: scrape.endpoint.port,
+        rewriteAddress: scrape.endpoint.rewriteAddress,
         backend: args.monitoring.backend,
         selectorLabels: { ...args.monitoring.selectorLabels },
       });

@@ -34,7 +34,12 @@ export function deployNamespacePolicy(name: string, args: NamespacePolicyArgs): 
     const id = `mesh-policy-${ns}`;
     const policies = newChart(id);
     const servers = newChart(`${id}-servers`);
-    if (deny.has(ns)) policy.denyByDefault(policies, "deny", { namespace: ns, serverScope: servers });
+    if (deny.has(ns))
+      policy.denyByDefault(policies, "deny", {
+        namespace: ns,
+        clusterSources: plan.clusterSources,
+        serverScope: servers,
+      });
     for (const status of [...statuses].sort()) {
       policy.faultInjector(policies, `fault-${status}`, { namespace: ns, status });
     }

@@ -1,6 +1,13 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { CertManager, GatewayApiCrds, Prometheus, grafanaUrl } from "../addons";
+import {
+  CertManager,
+  GatewayApiCrds,
+  Prometheus,
+  grafanaUrl,
+  monitoringNamespace,
+  prometheusPodLabels,
+} from "../addons";
 import type { PlatformConfig } from "../config";
 import type { CrdOwners } from "../crds";
 import { deployChart, newChart, objectKey, type ChartContext, type MonitoringRef } from "../deploy";
@@ -116,7 +123,13 @@ export class Platform extends pulumi.ComponentResource {
     if (plan.prometheus) {
       this.prometheus = new Prometheus(
         `${name}-prometheus`,
-        { charts: plan.charts, autopilot, dashboards: plan.grafanaDashboards, provider },
+        {
+          charts: plan.charts,
+          autopilot,
+          dashboards: plan.grafanaDashboards,
+          podMetadata: mesh.scraper?.pod,
+          provider,
+        },
         child,
       );
     }
@@ -150,9 +163,23 @@ export class Platform extends pulumi.ComponentResource {
           gatewayApiCrds: this.gatewayApiCrds?.resources,
           prometheusUrl: this.prometheus?.url ?? config.monitoring.prometheusUrl,
           clusterNetworks: plan.clusterNetworks,
+          clusterSources: plan.clusterSources,
         },
         child,
       );
+    }
+    // What the platform's Prometheus needs beside it to scrape meshed pods (Istio ambient under STRICT).
+    if (this.prometheus && this.mesh && mesh.scraper) {
+      const chart = newChart("prometheus-scraper");
+      mesh.scraper.objects(chart, "scraper", {
+        namespace: monitoringNamespace,
+        podSelector: { ...prometheusPodLabels },
+      });
+      deployChart(`${name}-prometheus-scraper`, chart, {
+        provider,
+        parent: this,
+        dependsOn: [this.prometheus.release, this.mesh.crds],
+      });
     }
     const injector = this.mesh?.injector;
     const meshReady = this.mesh?.podPrerequisites ?? [];

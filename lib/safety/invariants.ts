@@ -29,7 +29,7 @@ export const invariants = {
   "consistent-neg":
     "Every Service behind a Google load balancer carries one NEG annotation that every controller reaching it accepts.",
   "probes-authorized":
-    "Where a Linkerd Server has routes, every HTTP probe of its pods matches a route authorized from every address.",
+    "Where a Linkerd Server has routes, every HTTP probe of its pods matches a route authorized from the networks kubelet probes from.",
 } as const;
 
 export type InvariantName = keyof typeof invariants;
@@ -407,7 +407,26 @@ function consistentNeg(resources: readonly ResourceView[]): Violation[] {
 }
 
 const podOwners = new Set(["Deployment", "StatefulSet", "DaemonSet"]);
-const anyAddress = new Set(["0.0.0.0/0"]);
+
+/**
+ * The networks Linkerd's policy controller takes kubelet's probes from: the control plane's
+ * `policyController.probeNetworks`, every address by default (charts/linkerd-control-plane/values.yaml).
+ */
+function probeNetworks(resources: readonly ResourceView[]): string[] {
+  const release = resources.find(
+    (r) => r.type === helmRelease && r.inputs.chart === charts.linkerdControlPlane.chart,
+  );
+  const set = at(release?.inputs, "values", "policyController", "probeNetworks");
+  return Array.isArray(set) ? set.map(String) : ["0.0.0.0/0", "::/0"];
+}
+
+/** Whether a NetworkAuthentication's networks cover every probe network (equal, or an all-address range of its family). */
+function coversProbes(networks: readonly string[], probes: readonly string[]): boolean {
+  return probes.every(
+    (p) =>
+      networks.includes(p) || (p.includes(":") ? networks.includes("::/0") : networks.includes("0.0.0.0/0")),
+  );
+}
 
 /**
  * Linkerd authorizes kubelet's probes by itself only until routes are attached to a Server
@@ -430,11 +449,13 @@ function probesAuthorized(resources: readonly ResourceView[]): Violation[] {
       ),
     );
     if (routes.length === 0) continue;
+    const probes = probeNetworks(resources);
     const openNetworks = new Set(
       inNs(ns, "NetworkAuthentication")
         .filter((x) =>
-          ((at(x.r.inputs, "spec", "networks") as Obj[] | undefined) ?? []).some((n) =>
-            anyAddress.has(String(n.cidr)),
+          coversProbes(
+            ((at(x.r.inputs, "spec", "networks") as Obj[] | undefined) ?? []).map((n) => String(n.cidr)),
+            probes,
           ),
         )
         .map((x) => x.o.name),
@@ -476,7 +497,7 @@ function probesAuthorized(resources: readonly ResourceView[]): Violation[] {
           out.push({
             invariant: "probes-authorized",
             resource: key(owner.r),
-            message: `${owner.o.kind} ${ns}/${owner.o.name}: its ${probe} GET ${path} reaches Server ${ns}/${server.o.name}, which has routes, and no route authorized from every address (a NetworkAuthentication of 0.0.0.0/0) matches it. Kubelet's probes carry no mesh identity, so they would be refused and the pods never become ready. Authorize the probe path as AppAccess does (docs/mesh-policy.md)`,
+            message: `${owner.o.kind} ${ns}/${owner.o.name}: its ${probe} GET ${path} reaches Server ${ns}/${server.o.name}, which has routes, and no route authorized from the networks kubelet probes from (a NetworkAuthentication of ${probes.join(", ")}) matches it. Kubelet's probes carry no mesh identity, so they would be refused and the pods never become ready. Authorize the probe path as AppAccess does (docs/mesh-policy.md)`,
           });
         }
       }

@@ -45,3 +45,16 @@ export const gkeGatewayUnsupported = {
     alternative: "GCPBackendPolicy timeoutSec, which the platform sets from expose.timeoutSeconds",
   },
 } as const;
+
+/**
+ * The private ranges a cluster's own addresses come from when the platform did not make its network (a
+ * cluster made elsewhere): RFC 1918, the shared address space and IPv6 ULAs, Linkerd's own default
+ * `clusterNetworks` (linkerd/linkerd2 edge-26.8.3 charts/linkerd-control-plane/values.yaml).
+ */
+export const privateNetworks = [
+  "10.0.0.0/8",
+  "100.64.0.0/10",
+  "172.16.0.0/12",
+  "192.168.0.0/16",
+  "fd00::/8",
+] as const;

@@ -11,6 +11,14 @@ export const istioFacts = {
   /** pilot-agent's merged Prometheus port on every sidecar (the prometheus.io/port it sets). */
   proxyMetricsPort: 15020,
   proxyMetricsPath: "/stats/prometheus",
+  /** The sidecar container the injector adds (files/injection-template.yaml). */
+  proxyContainer: "istio-proxy",
+  /**
+   * A pod label Istio's own proxy monitors skip (samples/addons/extras/prometheus-operator.yaml:
+   * `istio-prometheus-ignore` DoesNotExist): an app scraped by its own monitor carries it, so its
+   * merged metrics are scraped once.
+   */
+  scrapeIgnoreLabel: "istio-prometheus-ignore",
   /**
    * Values the charts read through their profile machinery (templates/zzz_profile.yaml,
    * files/profile-*.yaml) rather than values.yaml: `profile` and `global.platform`.

@@ -1,9 +1,10 @@
 import * as YAML from "yaml";
 import { ConfigError } from "../../lib/config";
 import type { RenderResult, RenderedResource } from "../../lib/render";
-import { RELEASE, config, find, release, renderPlatform, values } from "../helpers";
+import { RELEASE, config, find, plan, problems, release, renderPlatform, values, input } from "../helpers";
 import { crdSchema, readReference, referenceDir, skipReason, unknownFields } from "../upstream/reference";
 
+type Obj = Record<string, unknown>;
 const shop = { name: "shop", image: "hello:2", port: 8080, expose: { host: "shop.example.com" } };
 
 const spec = (r: RenderedResource) => r.inputs.spec as Record<string, unknown>;
@@ -240,9 +241,87 @@ describe("Istio options", () => {
       monitoring: { backend: "managed-prometheus" },
     });
     expect(spec(find(result, "ClusterPodMonitoring", "istio-proxies"))).toEqual({
-      selector: { matchExpressions: [{ key: "security.istio.io/tlsMode", operator: "Exists" }] },
+      selector: {
+        matchExpressions: [
+          { key: "security.istio.io/tlsMode", operator: "Exists" },
+          // Apps with metrics are scraped by their own monitor (merged metrics), once.
+          { key: "istio-prometheus-ignore", operator: "DoesNotExist" },
+        ],
+      },
       endpoints: [{ port: 15020, path: "/stats/prometheus", interval: "15s" }],
     });
+  });
+});
+
+describe("app metrics under STRICT mTLS: merged by the sidecar's agent", () => {
+  const metered = { ...shop, metrics: { path: "/metrics" } };
+  const podOf = (r: RenderResult) =>
+    (find(r, "Deployment", "shop", "shop").inputs.spec as { template: { metadata: Record<string, unknown> } })
+      .template.metadata;
+
+  test("the pod asks for merging; the PodMonitor reaches 15020 through the proxy container's target", async () => {
+    const result = await renderPlatform({ tier: "prod", mesh: { kind: "istio" }, apps: [metered] });
+    // The injector moves these to pilot-agent, which scrapes the app inside the pod and serves the
+    // metrics outside mTLS on 15020 (pkg/kube/inject/webhook.go applyPrometheusMerge).
+    expect(podOf(result)).toMatchObject({
+      labels: { "app.kubernetes.io/name": "shop", "istio-prometheus-ignore": "true" },
+      annotations: {
+        "prometheus.io/scrape": "true",
+        "prometheus.io/port": "8080",
+        "prometheus.io/path": "/metrics",
+      },
+    });
+    const endpoint = (spec(find(result, "PodMonitor", "shop", "shop")).podMetricsEndpoints as Obj[])[0];
+    expect(endpoint).toEqual({
+      path: "/stats/prometheus",
+      interval: "30s",
+      relabelings: [
+        { action: "keep", sourceLabels: ["__meta_kubernetes_pod_container_name"], regex: "istio-proxy" },
+        {
+          action: "replace",
+          sourceLabels: ["__meta_kubernetes_pod_ip"],
+          regex: "(([A-Fa-f0-9]{1,4}::?){1,7}[A-Fa-f0-9]{1,4})",
+          replacement: "[$1]:15020",
+          targetLabel: "__address__",
+        },
+        {
+          action: "replace",
+          sourceLabels: ["__meta_kubernetes_pod_ip"],
+          regex: "((([0-9]+?)(\\.|$)){4})",
+          replacement: "$1:15020",
+          targetLabel: "__address__",
+        },
+      ],
+    });
+  });
+
+  test("Managed Prometheus scrapes the agent's port by number, as GMP reaches undeclared ports", async () => {
+    const result = await renderPlatform({
+      tier: "prod",
+      mesh: { kind: "istio" },
+      monitoring: { backend: "managed-prometheus" },
+      apps: [metered],
+    });
+    expect(spec(find(result, "PodMonitoring", "shop", "shop")).endpoints).toEqual([
+      { port: 15020, path: "/stats/prometheus", interval: "30s" },
+    ]);
+  });
+
+  test("with a deny-by-default namespace, no policy lets every address in: probes and scrapes pass the agent", async () => {
+    const result = await renderPlatform({
+      tier: "prod",
+      mesh: { kind: "istio", denyByDefault: ["shop"] },
+      ingress: { kind: "traefik", acme: { email: "a@example.com" } },
+      apps: [metered],
+    });
+    const rules = spec(find(result, "AuthorizationPolicy", "shop", "shop")).rules as Obj[];
+    // Only the ingress controller's identity: kubelet probes and scrapes never reach the policy.
+    expect(rules).toEqual([
+      {
+        from: [{ source: { principals: ["cluster.local/ns/traefik/sa/traefik"] } }],
+        to: [{ operation: { paths: ["/*"] } }],
+      },
+    ]);
   });
 });
 
@@ -306,3 +385,79 @@ describe("Istio options", () => {
     });
   },
 );
+
+describe("app metrics in ambient under STRICT mTLS: only a scraper in the mesh gets through ztunnel", () => {
+  const metered = { ...shop, metrics: { path: "/metrics" } };
+
+  test("the platform's Prometheus joins the ambient mesh by pod label and still takes Grafana's plain queries", async () => {
+    const result = await renderPlatform({
+      tier: "prod",
+      mesh: { kind: "istio", dataplane: "ambient" },
+      apps: [metered],
+    });
+    expect(values(release(result, "kube-prometheus-stack"))).toMatchObject({
+      prometheus: {
+        prometheusSpec: {
+          podMetadata: { labels: { "istio.io/dataplane-mode": "ambient" }, annotations: {} },
+        },
+      },
+    });
+    const permissive = find(result, "PeerAuthentication", "prometheus-plaintext", "monitoring");
+    expect(permissive.inputs.spec).toEqual({
+      selector: { matchLabels: { "app.kubernetes.io/name": "prometheus" } },
+      mtls: { mode: "PERMISSIVE" },
+    });
+    expect(permissive.dependencies).toContain(release(result, "kube-prometheus-stack").key);
+    expect(permissive.dependencies).toContain(release(result, "istio-base").key);
+    // No sidecar to merge through: the monitor scrapes the app's own port, which ztunnel carries over mTLS.
+    expect(spec(find(result, "PodMonitor", "shop", "shop")).podMetricsEndpoints).toEqual([
+      { port: "http", path: "/metrics", interval: "30s" },
+    ]);
+  });
+
+  test("PERMISSIVE (dev) needs no scraper in the mesh", async () => {
+    const result = await renderPlatform({ mesh: { kind: "istio", dataplane: "ambient" }, apps: [metered] });
+    expect(values(release(result, "kube-prometheus-stack"))).not.toHaveProperty("prometheus");
+    expect(
+      result.resources.filter(
+        (r) =>
+          r.inputs.kind === "PeerAuthentication" && (r.inputs.metadata as Obj).namespace === "monitoring",
+      ),
+    ).toEqual([]);
+  });
+
+  test("Managed Prometheus's collectors cannot join: refused, with the two ways out", () => {
+    expect(
+      problems(
+        input({
+          tier: "prod",
+          mesh: { kind: "istio", dataplane: "ambient" },
+          monitoring: { backend: "managed-prometheus" },
+          apps: [metered],
+        }),
+      ),
+    ).toEqual([
+      {
+        path: "platform:monitoring.backend",
+        problem:
+          'is "managed-prometheus" with Istio ambient under STRICT mTLS: ztunnel refuses the plain-text scrapes Managed Prometheus\'s collectors (gmp-system, outside the mesh) make of shop/shop, so their metrics would never arrive',
+        allowed:
+          '"prometheus" (the platform\'s Prometheus joins the ambient mesh to scrape), or mesh.istio.mtls "PERMISSIVE"',
+        fix: 'set platform:monitoring.backend to "prometheus", or platform:mesh.istio.mtls to "PERMISSIVE", or remove the apps\' metrics',
+      },
+    ]);
+  });
+
+  test("an existing Prometheus is the user's to enrol: a warning says how", () => {
+    expect(
+      plan({
+        tier: "prod",
+        mesh: { kind: "istio", dataplane: "ambient" },
+        monitoring: { backend: "existing-prometheus", prometheusUrl: "http://prometheus.obs.svc:9090" },
+        apps: [metered],
+      }).warnings,
+    ).toContain(
+      "platform:monitoring.backend is existing-prometheus with Istio ambient under STRICT mTLS: ztunnel refuses plain-text scrapes of meshed apps, so your Prometheus's pods must be in the ambient mesh (pod label istio.io/dataplane-mode: ambient) for apps[].metrics to be scraped",
+    );
+  });
+});

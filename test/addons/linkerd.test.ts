@@ -56,6 +56,8 @@ describe("Linkerd with cert-manager, dev", () => {
       identity: { externalCA: true, issuer: { scheme: "kubernetes.io/tls" } },
       proxy: { nativeSidecar: true },
       cniEnabled: false,
+      // Probes from the node and pod ranges only, not every address.
+      policyController: { probeNetworks: ["10.0.0.0/20", "10.4.0.0/14"] },
       // The default network's pod and Service ranges.
       clusterNetworks: "10.4.0.0/14,10.8.0.0/20",
     });

@@ -1,6 +1,16 @@
 import fc from "fast-check";
 import { Chart, Testing } from "cdk8s";
-import { MeshRoutes, anyNetwork, pathMatch, type AccessGrant, type MeshRouteSpec } from "../../lib/manifests";
+import {
+  MeshRoutes,
+  pathMatch,
+  type AccessGrant,
+  type Caller,
+  type MeshRouteSpec,
+} from "../../lib/manifests";
+
+/** The node and pod ranges kubelet's probes come from (a plan's clusterSources). */
+const clusterSources = ["10.0.0.0/20", "10.4.0.0/14"];
+const cluster: Caller = { kind: "network", name: "cluster", cidrs: clusterSources };
 import { linkerdRoutes, meshOf, type MeshPolicy } from "../../lib/meshes";
 
 type PolicyMesh = "linkerd" | "istio";
@@ -69,7 +79,7 @@ const authorsGrants: AccessGrant[] = [
     methods: ["DELETE", "PUT"],
     paths: ["/authors/*"],
   },
-  { callers: [anyNetwork], methods: ["GET"], paths: ["/ping"] },
+  { callers: [cluster], methods: ["GET"], paths: ["/ping"] },
 ];
 
 function access(mesh: PolicyMesh, grants: AccessGrant[] = authorsGrants): Obj[] {
@@ -278,7 +288,7 @@ describe("Linkerd authorization: Server, HTTPRoutes, AuthorizationPolicies, Mesh
     });
   });
 
-  test("the probe exception: a route for GET on the probe path, authorized from every network", () => {
+  test("the probe exception: a route for GET on the probe path, authorized from the cluster's own networks", () => {
     const probe = objects.find(
       (o) =>
         o.kind === "HTTPRoute" &&
@@ -287,14 +297,14 @@ describe("Linkerd authorization: Server, HTTPRoutes, AuthorizationPolicies, Mesh
     );
     expect(probe).toBeDefined();
     const name = probe?.metadata.name ?? "";
-    expect(get(objects, "AuthorizationPolicy", `${name}-any-network`).spec).toEqual({
+    expect(get(objects, "AuthorizationPolicy", `${name}-cluster`).spec).toEqual({
       targetRef: { group: "gateway.networking.k8s.io", kind: "HTTPRoute", name },
       requiredAuthenticationRefs: [
-        { group: "policy.linkerd.io", kind: "NetworkAuthentication", name: "authors-any-network" },
+        { group: "policy.linkerd.io", kind: "NetworkAuthentication", name: "authors-cluster" },
       ],
     });
-    expect(get(objects, "NetworkAuthentication", "authors-any-network").spec).toEqual({
-      networks: [{ cidr: "0.0.0.0/0" }, { cidr: "::/0" }],
+    expect(get(objects, "NetworkAuthentication", "authors-cluster").spec).toEqual({
+      networks: clusterSources.map((cidr) => ({ cidr })),
     });
   });
 
@@ -368,7 +378,7 @@ describe("Istio authorization: one ALLOW AuthorizationPolicy", () => {
             to: [{ operation: { methods: ["DELETE", "PUT"], paths: ["/authors", "/authors/*"] } }],
           },
           {
-            from: [{ source: { ipBlocks: ["0.0.0.0/0", "::/0"] } }],
+            from: [{ source: { ipBlocks: clusterSources } }],
             to: [{ operation: { methods: ["GET"], paths: ["/ping"] } }],
           },
         ],
@@ -379,11 +389,11 @@ describe("Istio authorization: one ALLOW AuthorizationPolicy", () => {
   test("a grant on every request has no `to`; the path /* is Istio's prefix /*", () => {
     const [policy] = access("istio", [
       { callers: [{ kind: "identity", namespace: "web", serviceAccount: "webapp" }] },
-      { callers: [anyNetwork], paths: ["/*"] },
+      { callers: [cluster], paths: ["/*"] },
     ]);
     expect(policy.spec?.rules).toEqual([
       { from: [{ source: { principals: ["cluster.local/ns/web/sa/webapp"] } }] },
-      { from: [{ source: { ipBlocks: ["0.0.0.0/0", "::/0"] } }], to: [{ operation: { paths: ["/*"] } }] },
+      { from: [{ source: { ipBlocks: clusterSources } }], to: [{ operation: { paths: ["/*"] } }] },
     ]);
   });
 });
@@ -393,7 +403,9 @@ describe("deny by default", () => {
     expect(policyOf("linkerd").denyByDefaultAnnotations).toEqual({
       "config.linkerd.io/default-inbound-policy": "deny",
     });
-    const objects = synth((c) => policyOf("linkerd").denyByDefault(c, "d", { namespace: "shop" }));
+    const objects = synth((c) =>
+      policyOf("linkerd").denyByDefault(c, "d", { namespace: "shop", clusterSources }),
+    );
     expect(get(objects, "Server", "linkerd-proxy-admin").spec).toEqual({
       accessPolicy: "deny",
       podSelector: { matchLabels: {} },
@@ -405,12 +417,17 @@ describe("deny by default", () => {
       { method: "GET", path: { type: "Exact", value: "/metrics" } },
       { method: "GET", path: { type: "Exact", value: "/ready" } },
     ]);
-    expect(get(objects, "NetworkAuthentication", "linkerd-proxy-admin-any-network")).toBeDefined();
+    // From the cluster's own addresses only, never every address.
+    expect(get(objects, "NetworkAuthentication", "linkerd-proxy-admin-cluster").spec).toEqual({
+      networks: clusterSources.map((cidr) => ({ cidr })),
+    });
   });
 
   test("Istio: an ALLOW-nothing policy, an AuthorizationPolicy with an empty spec", () => {
     expect(policyOf("istio").denyByDefaultAnnotations).toEqual({});
-    expect(synth((c) => policyOf("istio").denyByDefault(c, "d", { namespace: "shop" }))).toEqual([
+    expect(
+      synth((c) => policyOf("istio").denyByDefault(c, "d", { namespace: "shop", clusterSources })),
+    ).toEqual([
       {
         apiVersion: "security.istio.io/v1",
         kind: "AuthorizationPolicy",
@@ -497,7 +514,7 @@ describeUpstream(
     const everything = [
       ...access("linkerd"),
       ...access("istio"),
-      ...synth((c) => policyOf("linkerd").denyByDefault(c, "d", { namespace: "shop" })),
+      ...synth((c) => policyOf("linkerd").denyByDefault(c, "d", { namespace: "shop", clusterSources })),
       ...synth((c) => policyOf("istio").faultInjector(c, "f", { namespace: "shop", status: 500 })),
       ...routes("linkerd", [
         route({

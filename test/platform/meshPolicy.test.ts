@@ -95,7 +95,7 @@ describe("the books example on Linkerd", () => {
         expect(serverWaits).toContain(r.key);
       }
     }
-    expect(serverWaits).toContain(find(result, "NetworkAuthentication", "authors-any-network").key);
+    expect(serverWaits).toContain(find(result, "NetworkAuthentication", "authors-cluster").key);
     const policyKeys = new Set(
       [
         "Server",

@@ -335,11 +335,11 @@ test("probes-authorized: a Linkerd Server with routes, and the probe path's auth
   });
   const views = viewsOf(await render(() => new Platform("p", { config: c }).outputs()));
   expect(only(views)).toEqual([]);
-  // The platform's probe exception: an AuthorizationPolicy of the probe route for every address.
+  // The platform's probe exception: an AuthorizationPolicy of the probe route for the cluster's networks.
   const probeOpen = (v: ResourceView) =>
     kind("AuthorizationPolicy")(v) &&
     String((v.inputs.metadata as Obj).name).includes("-get-ready-") &&
-    String((v.inputs.metadata as Obj).name).endsWith("-any-network");
+    String((v.inputs.metadata as Obj).name).endsWith("-cluster");
   const bad = broken(views, probeOpen, (v) => {
     ((v.inputs.spec as Obj).targetRef as Obj).name = "elsewhere";
   });
@@ -356,6 +356,20 @@ test("probes-authorized: a Linkerd Server with routes, and the probe path's auth
   expect(checkInvariants(bad)[0].message).toContain(
     "readinessProbe GET /ready reaches Server shop/shop, which has routes",
   );
+  // Kubelet probes from networks the probe route's authorization does not cover: refused too.
+  const widened = broken(
+    views,
+    (v) => v.type === "kubernetes:helm.sh/v3:Release" && v.inputs.chart === "linkerd-control-plane",
+    (v) => {
+      ((v.inputs.values as Obj).policyController as Obj).probeNetworks = ["192.168.0.0/16"];
+    },
+  );
+  expect(only(widened).map((f) => f.invariant)).toEqual([
+    "probes-authorized",
+    "probes-authorized",
+    "probes-authorized",
+  ]);
+  expect(checkInvariants(widened)[0].message).toContain("(a NetworkAuthentication of 192.168.0.0/16)");
 });
 
 test("every invariant has a bad case above that breaks it", () => {

@@ -1,9 +1,12 @@
 import type { ConfigProblem, EnvironmentInput, PlatformConfig } from "../../config";
 import { showValue } from "../../config";
-import { charts, istioVersions } from "../../versions";
-import type { Mesh, MeshConfig, MeshRelease } from "../mesh";
+import { charts, istioFacts, istioVersions } from "../../versions";
+import { plainScrape, type Mesh, type MeshConfig, type MeshRelease } from "../mesh";
 import { autopilotProxyProblems } from "../rules";
-import { LoadBalancerPort } from "./manifests";
+import { LoadBalancerPort, PermissivePods } from "./manifests";
+
+/** The label that enrols a namespace or a pod in ambient (istio-cni, cni/README.md at 1.30.3). */
+const ambientModeLabel = "istio.io/dataplane-mode";
 import { istioPolicy } from "./policy";
 
 export { istioPolicy } from "./policy";
@@ -53,7 +56,7 @@ export function istioMesh(config: MeshConfig): Mesh {
     needsTrustManager: false,
     webhookPorts: charts.istiod.webhookPorts ?? [],
     namespaceEnrolment: ambient
-      ? { labels: { "istio.io/dataplane-mode": "ambient" }, annotations: {} }
+      ? { labels: { [ambientModeLabel]: "ambient" }, annotations: {} }
       : // Either label, never both: with both, istio-injection silently wins over istio.io/rev.
         {
           labels: revision ? { "istio.io/rev": revision } : { "istio-injection": "enabled" },
@@ -70,9 +73,57 @@ export function istioMesh(config: MeshConfig): Mesh {
     acmeSolverPod: ambient
       ? // A pod label of "none" keeps a pod of an ambient namespace out of ztunnel (istio-cni at 1.30.3,
         // cni/README.md), so the challenge needs no mTLS under STRICT.
-        { labels: { "istio.io/dataplane-mode": "none" }, annotations: {} }
+        { labels: { [ambientModeLabel]: "none" }, annotations: {} }
       : // cert-manager itself opts its solver pods out of the sidecar (pkg/issuer/acme/http/pod.go at v1.21.1).
         { labels: {}, annotations: {} },
+    // The injector rewrites kubelet's HTTP probes to pilot-agent's status port, which probes the app
+    // from inside the pod (pkg/kube/inject/app_probe.go; rewriteAppHTTPProbe true in istiod values.yaml);
+    // in ambient, istio-cni lets the kubelet's probes past ztunnel (cni/README.md at 1.30.3).
+    probesThroughPolicy: false,
+    appScrape: (m) =>
+      ambient
+        ? // ztunnel takes the scrape on the app's port: in plain text it is refused under STRICT unless the
+          // scraper is in the mesh too (the Prometheus this platform installs is; see istioProblems).
+          plainScrape(m, false)
+        : {
+            // Metrics merging: the injector moves these to pilot-agent, which scrapes the app inside the pod
+            // and serves its metrics with Envoy's on 15020, outside mTLS (pkg/kube/inject/webhook.go
+            // applyPrometheusMerge at 1.30.3). The app's own monitor takes them; Istio's proxy monitors skip it.
+            pod: {
+              labels: { [istioFacts.scrapeIgnoreLabel]: "true" },
+              annotations: {
+                "prometheus.io/scrape": "true",
+                "prometheus.io/port": String(m.port),
+                "prometheus.io/path": m.path,
+              },
+            },
+            endpoint: {
+              port: istioFacts.proxyMetricsPort,
+              path: istioFacts.proxyMetricsPath,
+              rewriteAddress: { container: istioFacts.proxyContainer },
+            },
+            throughPolicy: false,
+          },
+    scraper:
+      ambient && config.istio.mtls === "STRICT"
+        ? {
+            // The pod label enrols just these pods in ambient (istio-cni, cni/README.md at 1.30.3): their
+            // scrapes of meshed pods then travel over ztunnel's mTLS.
+            pod: { labels: { [ambientModeLabel]: "ambient" }, annotations: {} },
+            // Grafana and the operator, outside the mesh, still reach Prometheus in plain text.
+            objects: (scope, id, props) =>
+              new PermissivePods(scope, id, { name: "prometheus-plaintext", ...props }),
+          }
+        : undefined,
+    configWarnings: (env) =>
+      ambient &&
+      config.istio.mtls === "STRICT" &&
+      env.monitoring.backend === "existing-prometheus" &&
+      env.apps.some((a) => a.metrics)
+        ? [
+            "platform:monitoring.backend is existing-prometheus with Istio ambient under STRICT mTLS: ztunnel refuses plain-text scrapes of meshed apps, so your Prometheus's pods must be in the ambient mesh (pod label istio.io/dataplane-mode: ambient) for apps[].metrics to be scraped",
+          ]
+        : [],
     ingressControllerPod: (podKey) => ({
       [podKey]: {
         // The injection webhooks' objectSelector matches labels, not annotations. A revisioned istiod
@@ -123,6 +174,21 @@ function istioProblems(input: EnvironmentInput, config: PlatformConfig): ConfigP
       problem: `${showValue(wanted)} is not one of mesh.istio.revisions`,
       allowed: names.join(", ") || "none: list mesh.istio.revisions first",
       fix: "name one of the revisions",
+    });
+  }
+  const metered = config.apps.filter((a) => a.metrics).map((a) => `${a.namespace}/${a.name}`);
+  if (
+    ambient &&
+    config.mesh.istio.mtls === "STRICT" &&
+    config.monitoring.backend === "managed-prometheus" &&
+    metered.length > 0
+  ) {
+    problems.push({
+      path: "platform:monitoring.backend",
+      problem: `is "managed-prometheus" with Istio ambient under STRICT mTLS: ztunnel refuses the plain-text scrapes Managed Prometheus's collectors (gmp-system, outside the mesh) make of ${metered.join(", ")}, so their metrics would never arrive`,
+      allowed:
+        '"prometheus" (the platform\'s Prometheus joins the ambient mesh to scrape), or mesh.istio.mtls "PERMISSIVE"',
+      fix: 'set platform:monitoring.backend to "prometheus", or platform:mesh.istio.mtls to "PERMISSIVE", or remove the apps\' metrics',
     });
   }
   if (ambient && input.mesh?.cni === false) {

@@ -85,6 +85,24 @@ export class LoadBalancerPort extends PeerAuthentication {
   }
 }
 
+/** Lets selected pods accept plain traffic on every port under a STRICT mesh (a workload PeerAuthentication). */
+export class PermissivePods extends PeerAuthentication {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: {
+      readonly name: string;
+      readonly namespace: string;
+      readonly podSelector: Record<string, string>;
+    },
+  ) {
+    super(scope, id, {
+      metadata: { name: props.name, namespace: props.namespace },
+      spec: { selector: { matchLabels: props.podSelector }, mtls: { mode: "PERMISSIVE" } },
+    });
+  }
+}
+
 export interface IstioMonitorsProps {
   readonly namespace: string;
   readonly backend: "prometheus-operator" | "managed-prometheus";
@@ -104,7 +122,7 @@ export class IstioMonitors extends Construct {
           labels: { monitoring: "istio-proxies", ...props.selectorLabels },
         },
         spec: {
-          selector: { matchExpressions: [{ key: "istio-prometheus-ignore", operator: "DoesNotExist" }] },
+          selector: { matchExpressions: [{ key: istioFacts.scrapeIgnoreLabel, operator: "DoesNotExist" }] },
           namespaceSelector: { any: true },
           jobLabel: "envoy-stats",
           podMetricsEndpoints: [
@@ -140,8 +158,14 @@ export class IstioMonitors extends Construct {
     new ClusterPodMonitoring(this, "proxies", {
       metadata: { name: "istio-proxies" },
       spec: {
-        // Every injected pod carries this label (the sidecar injector template).
-        selector: { matchExpressions: [{ key: "security.istio.io/tlsMode", operator: "Exists" }] },
+        // Every injected pod carries this label (the sidecar injector template); an app scraped by its own
+        // monitor (metrics merging) is skipped, as Istio's own envoy-stats-monitor skips it.
+        selector: {
+          matchExpressions: [
+            { key: "security.istio.io/tlsMode", operator: "Exists" },
+            { key: istioFacts.scrapeIgnoreLabel, operator: "DoesNotExist" },
+          ],
+        },
         endpoints: [
           { port: istioFacts.proxyMetricsPort, path: istioFacts.proxyMetricsPath, interval: "15s" },
         ],

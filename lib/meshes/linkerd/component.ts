@@ -43,6 +43,11 @@ export interface LinkerdArgs {
    * @default the chart's: every private IPv4 range and IPv6 ULAs
    */
   readonly clusterNetworks?: readonly string[];
+  /**
+   * Where kubelet's probes come from: the policy controller authorizes probes from these networks only.
+   * @default the chart's: every address
+   */
+  readonly probeNetworks?: readonly string[];
   /** The Prometheus linkerd-viz queries. @default none (required with `dashboard`) */
   readonly prometheusUrl?: string;
   /** CRD owners and the user's chart overrides. @default Linkerd's charts own Linkerd's and trust-manager's CRDs; GKE the Gateway API */
@@ -59,7 +64,10 @@ export interface LinkerdArgs {
 
 /** linkerd-control-plane values for cert-manager-issued identity, plus HA and tracing when asked. */
 export function controlPlaneValues(
-  args: Pick<LinkerdArgs, "cni" | "nativeSidecars" | "highAvailability" | "tracing" | "clusterNetworks">,
+  args: Pick<
+    LinkerdArgs,
+    "cni" | "nativeSidecars" | "highAvailability" | "tracing" | "clusterNetworks" | "probeNetworks"
+  >,
 ): Values {
   const t = args.tracing;
   return deepMerge(
@@ -78,6 +86,9 @@ export function controlPlaneValues(
       // LINKERD2_PROXY_POLICY_CLUSTER_NETWORKS in charts/partials/templates/_proxy.tpl; destination's
       // --cluster-networks in templates/destination.yaml).
       ...(args.clusterNetworks ? { clusterNetworks: args.clusterNetworks.join(",") } : {}),
+      // The probe route the policy controller authorizes by itself takes probes from these networks only
+      // (templates/destination.yaml --probe-networks; policy-controller/k8s/index/src/inbound/index.rs).
+      ...(args.probeNetworks ? { policyController: { probeNetworks: [...args.probeNetworks] } } : {}),
     },
     args.highAvailability
       ? {

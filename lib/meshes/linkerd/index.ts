@@ -1,7 +1,7 @@
 import type { ConfigProblem, PlatformConfig } from "../../config";
 import type { PodSecurityLevel } from "../../manifests";
 import { charts, linkerdFacts } from "../../versions";
-import type { Mesh, MeshConfig, MeshRelease } from "../mesh";
+import { plainScrape, type Mesh, type MeshConfig, type MeshRelease } from "../mesh";
 import { autopilotProxyProblems } from "../rules";
 import { linkerdPolicy } from "./policy";
 
@@ -72,6 +72,13 @@ export function linkerdMesh(config: MeshConfig): Mesh {
     // cert-manager opts its solver pods out of Istio only (pkg/issuer/acme/http/pod.go at v1.21.1);
     // meshed, a deny-by-default namespace would refuse the challenge on the solver's port 8089.
     acmeSolverPod: { labels: {}, annotations: { "linkerd.io/inject": "disabled" } },
+    // The proxy authorizes kubelet's probes itself only while a Server has no routes
+    // (policy-controller/k8s/index/src/inbound/index.rs default_inbound_http_routes at edge-26.8.3).
+    probesThroughPolicy: true,
+    // Prometheus, outside the mesh, scrapes the app port in plain text; the proxy accepts it unless
+    // a policy refuses it, so a guarded app grants it.
+    appScrape: (m) => plainScrape(m, true),
+    configWarnings: () => [],
     ingressControllerPod: (podKey, inboundPorts) => ({
       [podKey]: {
         podAnnotations: {

@@ -7,7 +7,6 @@ import {
   LinkerdServer,
   MeshTLSAuthentication,
   NetworkAuthentication,
-  anyNetwork,
   pathCovers,
   pathMatch,
   type AccessGrant,
@@ -186,7 +185,8 @@ export const linkerdPolicy: MeshPolicy = {
   denyByDefaultAnnotations: { [linkerdFacts.defaultInboundPolicyAnnotation]: "deny" },
   /**
    * The proxies' admin port stays open to probes and metrics scrapes, which come from outside the mesh
-   * (what `linkerd viz allow-scrapes` writes by hand); apps' own ports get their Servers from access.
+   * but from inside the cluster (what `linkerd viz allow-scrapes` writes by hand, for the cluster's own
+   * addresses only); apps' own ports get their Servers from access.
    */
   denyByDefault(scope, id, props) {
     linkerdAccess(new Construct(scope, id), {
@@ -197,7 +197,7 @@ export const linkerdPolicy: MeshPolicy = {
       serverScope: props.serverScope,
       grants: [
         {
-          callers: [anyNetwork],
+          callers: [{ kind: "network", name: "cluster", cidrs: props.clusterSources }],
           methods: ["GET"],
           paths: [...linkerdFacts.proxyAdminPaths.probes, linkerdFacts.proxyAdminPaths.metrics],
         },

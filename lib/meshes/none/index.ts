@@ -1,5 +1,5 @@
 import type { ConfigProblem, EnvironmentInput } from "../../config";
-import type { Mesh, MeshConfig, MeshKey } from "../mesh";
+import { plainScrape, type Mesh, type MeshConfig, type MeshKey } from "../mesh";
 
 /** Keys every mesh reads, which mean nothing without one. */
 const meshOnlyKeys: readonly MeshKey[] = ["nativeSidecars", "highAvailability", "dashboard", "cni"];
@@ -21,6 +21,9 @@ export function noMesh(config: MeshConfig): Mesh {
     meshedPodSecurity: "restricted",
     jobPodMetadata: { labels: {}, annotations: {} },
     acmeSolverPod: { labels: {}, annotations: {} },
+    probesThroughPolicy: false,
+    appScrape: (m) => plainScrape(m, false),
+    configWarnings: () => [],
     ingressControllerPod: () => ({}),
     ingressControllerPodSecurity: "restricted",
     // The controller balances over pod endpoints itself.
