@@ -98,6 +98,11 @@ export interface MeshPolicy {
   readonly unsupported?: string;
   /** Why route retries cannot be built, and what to do; absent when they can. */
   readonly retriesUnsupported?: { readonly reason: string; readonly fix: string };
+  /**
+   * Why `timeouts.backendRequest` would not mean a per-try timeout on this mesh, and what to do;
+   * absent when it does.
+   */
+  readonly backendRequestUnsupported?: { readonly reason: string; readonly fix: string };
   /** HTTPRoute annotations that carry a route's retries (Linkerd reads retries from annotations). */
   retryAnnotations(retry: RouteRetry): Record<string, string>;
   /** The objects that let exactly `props.grants` reach the pods, and nothing else. */

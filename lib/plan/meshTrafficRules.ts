@@ -153,6 +153,14 @@ function routeRules(mesh: Mesh, app: App, neighbours: readonly App[], at: string
       });
     }
     const t = route.timeouts;
+    const noBackendTimeout = mesh.policy?.backendRequestUnsupported;
+    if (t?.backendRequest !== undefined && noBackendTimeout) {
+      problems.push({
+        path: cfg(`${r}.timeouts.backendRequest`),
+        problem: `is set, but on ${mesh.title} ${noBackendTimeout.reason}`,
+        fix: noBackendTimeout.fix,
+      });
+    }
     // A request timeout of 0s means none (GEP-1742).
     const bounded = t?.request !== undefined && durationMs(t.request) > 0;
     if (bounded && t?.request && t.backendRequest && durationMs(t.backendRequest) > durationMs(t.request)) {

@@ -1,6 +1,9 @@
 import * as path from "path";
 import { renderProject, type RenderResult, type RenderedResource } from "../../lib/render";
 import { at, find, input, problems, release, renderPlatform, waitsFor } from "../helpers";
+import { parseEnvironment } from "../../lib/plan";
+
+const plan = (raw: Record<string, unknown>) => parseEnvironment(raw, "test");
 
 /** The books example on each mesh: routes, authorization and deny-by-default as the platform deploys them. */
 
@@ -153,13 +156,28 @@ describe("the books example on Istio", () => {
     });
   });
 
-  test("the same mesh routes as on Linkerd, without Linkerd's retry annotations", async () => {
+  test("the same mesh routes as on Linkerd, without Linkerd's retry annotations or per-try timeout", async () => {
     const linkerd = await renderProject(books, "linkerd");
     const meshRoutes = (r: RenderResult) =>
       inBooksapp(r, "HTTPRoute")
         .filter((x) => (at(x, "spec", "parentRefs") as { kind?: string }[])[0].kind === "Service")
         .map((x) => ({ name: nameOf(x), spec: x.inputs.spec }));
-    expect(meshRoutes(result)).toEqual(meshRoutes(linkerd));
+    // Linkerd's reads also bound each try (backendRequest); on Istio that would bound the whole request.
+    const withoutPerTry = meshRoutes(linkerd).map((r) =>
+      r.name === "authors-reads"
+        ? {
+            ...r,
+            spec: {
+              ...(r.spec as Record<string, unknown>),
+              rules: ((r.spec as { rules: Record<string, unknown>[] }).rules ?? []).map((rule) => ({
+                ...rule,
+                timeouts: { request: "2s" },
+              })),
+            },
+          }
+        : r,
+    );
+    expect(meshRoutes(result)).toEqual(withoutPerTry);
     expect(meshRoutes(result).map((r) => r.name)).toEqual([
       "books-alternative",
       "books-canary",
@@ -350,6 +368,29 @@ describe("bad intents fail before anything is deployed, naming the field", () =>
         fix: "remove it; Istio's default retry policy (two retries of failed connections and 503s) still applies",
       },
     ]);
+  });
+
+  test("a per-try timeout on Istio, which would become the whole request's timeout", () => {
+    // pilot/pkg/config/kube/gateway/conversion.go: with no route retry, backendRequest replaces the
+    // VirtualService timeout, so "2s, 500ms per try" would give up after 500ms.
+    expect(
+      problems(
+        env([app({ routes: [{ name: "reads", timeouts: { request: "2s", backendRequest: "500ms" } }] })], {
+          kind: "istio",
+        }),
+      ),
+    ).toEqual([
+      {
+        path: "platform:apps[0].mesh.routes[0].timeouts.backendRequest",
+        problem:
+          "is set, but on Istio without a route retry (which Istio reads only from the experimental channel), Istio applies it as the whole request's timeout, replacing timeouts.request",
+        fix: "remove timeouts.backendRequest and bound the request with timeouts.request",
+      },
+    ]);
+    // On Linkerd it is the per-try timeout it says.
+    expect(() =>
+      plan(env([app({ routes: [{ name: "reads", timeouts: { request: "2s", backendRequest: "500ms" } }] })])),
+    ).not.toThrow();
   });
 
   test("routes without a mesh, and in Istio's ambient mode", () => {

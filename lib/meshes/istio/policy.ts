@@ -57,6 +57,13 @@ export function istioPolicy(ambient: boolean): MeshPolicy {
       reason: `it reads them only from the HTTPRoute "retry" field, which is in the Gateway API experimental channel, and the cluster serves the standard channel (${gatewayApi.version})`,
       fix: "remove it; Istio's default retry policy (two retries of failed connections and 503s) still applies",
     },
+    // pilot/pkg/config/kube/gateway/conversion.go at 1.30.3: without a route retry, a rule's
+    // backendRequest becomes the VirtualService's whole timeout, replacing `request`.
+    backendRequestUnsupported: {
+      reason:
+        "without a route retry (which Istio reads only from the experimental channel), Istio applies it as the whole request's timeout, replacing timeouts.request",
+      fix: "remove timeouts.backendRequest and bound the request with timeouts.request",
+    },
     retryAnnotations: () => {
       throw new Error("retries are built for Linkerd only; the config rules refuse them on Istio");
     },
