@@ -146,6 +146,12 @@ export type ChartName = keyof typeof charts;
  */
 export const images = {
   faultInjector: "docker.io/nginxinc/nginx-unprivileged:1.28.0-alpine",
+  /**
+   * kubectl, for the Job that waits until GKE serves the Gateway API route CRDs: the Kubernetes
+   * project's own image (distroless, entrypoint kubectl), at the lowest supported minor; `kubectl wait
+   * --for=create` needs kubectl 1.31 or later.
+   */
+  kubectl: "registry.k8s.io/kubectl:v1.34.0",
 } as const;
 
 /**

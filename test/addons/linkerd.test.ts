@@ -94,6 +94,35 @@ describe("Linkerd with cert-manager, dev", () => {
     );
   });
 
+  test("order: the control plane starts once GKE serves the route CRDs its policy controller looks for at start", () => {
+    const job = object(result, "Job", "linkerd-route-crds", "linkerd");
+    expect(release(result, "linkerd-control-plane").dependsOn).toContain(job.key);
+    const pod = (job.inputs.spec as { template: { spec: Record<string, unknown> } }).template.spec;
+    const crds = ["crd/httproutes.gateway.networking.k8s.io", "crd/grpcroutes.gateway.networking.k8s.io"];
+    expect(pod.initContainers).toEqual([
+      expect.objectContaining({
+        name: "created",
+        image: "registry.k8s.io/kubectl:v1.34.0",
+        args: ["wait", "--for=create", "--timeout=9m", ...crds],
+      }),
+    ]);
+    expect(pod.containers).toEqual([
+      expect.objectContaining({
+        name: "served",
+        args: ["wait", "--for=condition=Established", "--timeout=1m", ...crds],
+      }),
+    ]);
+    // It may read those two CRDs and nothing else.
+    expect(object(result, "ClusterRole", "linkerd-route-crds").inputs.rules).toEqual([
+      {
+        apiGroups: ["apiextensions.k8s.io"],
+        resources: ["customresourcedefinitions"],
+        resourceNames: ["httproutes.gateway.networking.k8s.io", "grpcroutes.gateway.networking.k8s.io"],
+        verbs: ["get", "list", "watch"],
+      },
+    ]);
+  });
+
   test("order: identity objects wait for cert-manager, the Bundle for trust-manager, linkerd-crds for its namespace", () => {
     expect(object(result, "Certificate", "linkerd-trust-anchor").dependsOn).toContain(
       release(result, "cert-manager").key,
@@ -243,6 +272,8 @@ describe("Gateway API bundle owned by the platform", () => {
       ],
     );
     expect(release(result, "linkerd-crds").dependsOn).toEqual(expect.arrayContaining(crds.map((r) => r.key)));
+    // The platform applies them itself before the control plane: nothing to wait for in the cluster.
+    expect(result.resources.filter((r) => r.inputs.kind === "Job")).toEqual([]);
     // The bundle's CRDs are one owner of the Gateway API, however many objects it has.
     expect(checkInvariants(viewsOf(result))).toEqual([]);
   });

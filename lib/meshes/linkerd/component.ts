@@ -16,6 +16,7 @@ import { PlatformNamespace } from "../../manifests";
 import { LinkerdIssuer, LinkerdTrustAnchor } from "./identity";
 import { LinkerdMonitors } from "./monitors";
 import { LinkerdNamespace } from "./namespace";
+import { RouteCrdsWait } from "./routeCrds";
 import { linkerdCniNamespace, linkerdNamespace, linkerdPodSecurity, linkerdVizNamespace } from "./index";
 
 export interface LinkerdArgs {
@@ -58,6 +59,13 @@ export interface LinkerdArgs {
   readonly provider: k8s.Provider;
   /** The Gateway API CRDs when the platform installs them; Linkerd's policy controller needs them first. @default none (GKE serves them) */
   readonly gatewayApiCrds?: readonly pulumi.Resource[];
+  /**
+   * Start the control plane only once the cluster serves the HTTPRoute and GRPCRoute CRDs (a Job waits
+   * for them), because its policy controller looks for them once, at start. Turn off on a cluster that
+   * serves no Gateway API.
+   * @default true unless `gatewayApiCrds` is given (the control plane then waits for those)
+   */
+  readonly waitForRouteCrds?: boolean;
   /** Where the control plane's and proxies' metrics go. @default no monitors */
   readonly monitoring?: MonitoringRef;
 }
@@ -212,6 +220,20 @@ export class Linkerd extends pulumi.ComponentResource {
       namespaces: new Map([[linkerdNamespace, ns(linkerdNamespace)]]),
     });
 
+    // The policy controller looks for the route CRDs once, at start: where GKE installs them, possibly
+    // after the cluster is up, the control plane waits until they are served.
+    const routeCrds: pulumi.Resource[] = [];
+    if (args.waitForRouteCrds ?? !args.gatewayApiCrds) {
+      const waitChart = newChart("linkerd-route-crds");
+      new RouteCrdsWait(waitChart, "wait", { namespace: linkerdNamespace });
+      routeCrds.push(
+        ...deployChart(`${name}-route-crds`, waitChart, {
+          ...base,
+          namespaces: new Map([[linkerdNamespace, ns(linkerdNamespace)]]),
+        }).values(),
+      );
+    }
+
     // Stage 3: the control plane starts only with its CRDs, the issuer Secret and the trust roots in place:
     // the policy controller reads at start which route CRDs exist, and identity mounts the trust roots.
     this.controlPlane = pinnedRelease({
@@ -221,7 +243,7 @@ export class Linkerd extends pulumi.ComponentResource {
       namespace: linkerdNamespace,
       values: controlPlaneValues(args),
       charts,
-      dependsOn: [this.crds, ...issuer.values(), ...(cniRelease ? [cniRelease] : [])],
+      dependsOn: [this.crds, ...issuer.values(), ...routeCrds, ...(cniRelease ? [cniRelease] : [])],
     });
 
     if (args.dashboard) {
