@@ -61,6 +61,16 @@ const resourceName = z
     /^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$/,
     "lowercase letters, digits and '-', starting with a letter, at most 40 characters",
   );
+/**
+ * An istiod revision: a DNS label short enough for its Service `istiod-<revision>` (63 characters), in
+ * Istio's own convention such as `1-30-3`; `default` is the istiod installed without a revision.
+ */
+const istioRevisionName = z
+  .string()
+  .regex(
+    /^[a-z0-9]([-a-z0-9]{0,54}[a-z0-9])?$/,
+    "lowercase letters, digits and '-', such as 1-30-3 or stable, at most 56 characters; default is the istiod without a revision",
+  );
 // GCP label keys and values (cloud.google.com/resource-manager/docs/labels-overview#requirements).
 const labels = z.record(
   z
@@ -235,16 +245,18 @@ export const meshSchema = z.strictObject({
   istio: z
     .strictObject({
       /**
-       * istiod revisions, each with a pinned Istio version; two during a canary upgrade. Without this,
-       * one istiod of the pinned version and namespaces labelled istio-injection=enabled.
+       * istiod revisions, each with a pinned Istio version; two during a canary upgrade. The revision
+       * `default` is the istiod installed without a revision (release `istiod`, namespaces labelled
+       * istio-injection=enabled), which a move to revisions keeps until every namespace has moved
+       * (docs/istio.md). Without this, that one istiod at the pinned version.
        */
       revisions: z
-        .array(z.strictObject({ name: resourceName, version: z.enum(istioVersions) }))
+        .array(z.strictObject({ name: istioRevisionName, version: z.enum(istioVersions) }))
         .min(1)
         .max(2)
         .optional(),
-      /** The revision app namespaces are injected by (istio.io/rev). @default the first revision */
-      defaultRevision: resourceName.optional(),
+      /** The revision app namespaces are injected by (istio.io/rev; istio-injection for `default`). @default the first revision */
+      defaultRevision: istioRevisionName.optional(),
       /** Mesh-wide mTLS. @default STRICT in staging and prod, PERMISSIVE in dev */
       mtls: z.enum(["STRICT", "PERMISSIVE"]).optional(),
       /**

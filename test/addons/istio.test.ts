@@ -1,5 +1,6 @@
 import * as YAML from "yaml";
 import { ConfigError } from "../../lib/config";
+import { istioBaseVersion } from "../../lib/meshes";
 import type { RenderResult, RenderedResource } from "../../lib/render";
 import { RELEASE, config, find, plan, problems, release, renderPlatform, values, input } from "../helpers";
 import { crdSchema, readReference, referenceDir, skipReason, unknownFields } from "../upstream/reference";
@@ -193,6 +194,45 @@ describe("Istio options", () => {
     expect(labels(ns)).toMatchObject({ "istio.io/rev": "canary" });
     expect(labels(ns)).not.toHaveProperty(["istio-injection"]);
     expect(ns.dependsOn).toEqual([release(result, "istiod-canary").key]);
+  });
+
+  test("moving to revisions keeps the unrevisioned istiod (`default`) until every namespace has moved", async () => {
+    const result = await renderPlatform({
+      mesh: {
+        kind: "istio",
+        istio: {
+          revisions: [
+            { name: "default", version: "1.30.3" },
+            { name: "1-30-3", version: "1.30.3" },
+          ],
+        },
+      },
+      ingress: { kind: "traefik", acme: { email: "a@example.com" } },
+      apps: [shop],
+    });
+    // The running istiod keeps its release, Service and webhooks; the revisioned one starts beside it.
+    expect(values(release(result, "istiod"))).not.toHaveProperty("revision");
+    expect(values(release(result, "istiod-1-30-3"))).toMatchObject({ revision: "1-30-3" });
+    expect(values(release(result, "cert-manager-istio-csr"))).toMatchObject({
+      app: { istio: { revisions: ["default", "1-30-3"] } },
+    });
+    // Namespaces and the ingress controller keep the labels the unrevisioned webhooks select.
+    expect(labels(find(result, "Namespace", "shop"))).toMatchObject({ "istio-injection": "enabled" });
+    expect(labels(find(result, "Namespace", "shop"))).not.toHaveProperty(["istio.io/rev"]);
+    const traefik = values(release(result, "traefik")) as {
+      deployment: { podLabels: Record<string, string> };
+    };
+    expect(traefik.deployment.podLabels).toEqual({ "sidecar.istio.io/inject": "true" });
+  });
+
+  test("Istio's CRDs follow the newest istiod, so a canary never starts on older ones", () => {
+    const revisions = [
+      { name: "1-30-3", version: "1.30.3" },
+      { name: "1-31-0", version: "1.31.0" },
+    ] as unknown as Parameters<typeof istioBaseVersion>[0]["revisions"];
+    expect(istioBaseVersion({ revisions })).toBe("1.31.0");
+    expect(istioBaseVersion({ revisions: revisions?.slice(0, 1) })).toBe("1.30.3");
+    expect(istioBaseVersion({})).toBe("1.30.3");
   });
 
   test("with revisions, the ingress controllers ask the revision's webhook for a sidecar", async () => {

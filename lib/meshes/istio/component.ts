@@ -12,8 +12,8 @@ import {
   type Values,
 } from "../../deploy";
 import { PlatformNamespace } from "../../manifests";
-import { istioFacts, type istioVersions } from "../../versions";
-import { istioCsrRelease, istioNamespace, istiodReleases } from "./index";
+import { charts as pins, istioFacts, type istioVersions } from "../../versions";
+import { istioBaseVersion, istioCsrRelease, istioNamespace, istiodReleases, revisionValue } from "./index";
 import { IstioCa, IstioMonitors, MeshMtls, istioCaName, istioTrustDomain } from "./manifests";
 
 export interface IstioArgs {
@@ -23,9 +23,12 @@ export interface IstioArgs {
   readonly cni?: boolean;
   /** Run sidecars as native sidecars, so meshed Jobs finish. @default true */
   readonly nativeSidecars?: boolean;
-  /** istiod revisions (two during a canary upgrade). @default one istiod without a revision */
+  /**
+   * istiod revisions (two during a canary upgrade); `default` is the istiod without a revision.
+   * istio-base follows the newest. @default one istiod without a revision
+   */
   readonly revisions?: readonly { readonly name: string; readonly version: (typeof istioVersions)[number] }[];
-  /** The revision that injects app namespaces and that the base chart's webhook follows. @default none */
+  /** The revision that injects app namespaces and that the base chart's webhook follows. @default the unrevisioned istiod */
   readonly defaultRevision?: string;
   /** The mesh-wide mTLS mode. @default "STRICT" */
   readonly mtls?: "STRICT" | "PERMISSIVE";
@@ -155,10 +158,13 @@ export class Istio extends pulumi.ComponentResource {
       dependsOn: [args.certManager.certManager, ...ca],
     });
 
+    const baseVersion = istioBaseVersion(args);
     this.base = pinnedRelease({
       ...base,
       chart: "istioBase",
       name: "istio-base",
+      // Istio's CRDs at the newest istiod's version, upgraded before a canary istiod starts on them.
+      ...(baseVersion !== pins.istioBase.version ? { version: baseVersion } : {}),
       namespace: istioNamespace,
       // The revision the validating webhook and unlabelled defaults follow.
       values: args.defaultRevision ? { defaultRevision: args.defaultRevision } : {},
@@ -212,7 +218,7 @@ export class Istio extends pulumi.ComponentResource {
           // Certificates for the pods on each node come from istio-csr too.
           caAddress: istioFacts.csrAddress,
           profile: "ambient",
-          ...(args.defaultRevision ? { revision: args.defaultRevision } : {}),
+          ...(revisionValue(args.defaultRevision) ? { revision: revisionValue(args.defaultRevision) } : {}),
         }),
         dependsOn: [this.injector, ...(cniRelease ? [cniRelease] : [])],
       });

@@ -16,13 +16,44 @@ export const istioNamespace = "istio-system";
 /** Named so the chart's Service is cert-manager-istio-csr, the address istiod and ztunnel are given. */
 export const istioCsrRelease = "cert-manager-istio-csr";
 
+/**
+ * The revision name of the istiod installed without a revision: its webhooks also select
+ * `istio.io/rev: default` (istiod chart templates/mutatingwebhook.yaml at 1.30.3).
+ */
+export const unrevisioned = "default";
+
+/** A revision as istiod's values name it: none for the unrevisioned istiod. */
+export function revisionValue(name: string | undefined): string | undefined {
+  return name === unrevisioned ? undefined : name;
+}
+
+/** A version, where it differs from the pinned charts' (`MeshRelease.version`). */
+const otherThanPin = (version: string) => (version === istioVersions[0] ? undefined : version);
+
 /** The istiod releases: one unrevisioned, or one per revision (two during a canary upgrade). */
 export function istiodReleases(
   istio: Pick<MeshConfig["istio"], "revisions">,
 ): { release: string; revision?: string; version: string }[] {
   return istio.revisions
-    ? istio.revisions.map((r) => ({ release: `istiod-${r.name}`, revision: r.name, version: r.version }))
+    ? istio.revisions.map((r) => {
+        const revision = revisionValue(r.name);
+        return { release: revision ? `istiod-${revision}` : "istiod", revision, version: r.version };
+      })
     : [{ release: "istiod", version: istioVersions[0] }];
+}
+
+/**
+ * The version of Istio's CRDs (istio-base): the newest istiod's, so a canary istiod never starts on
+ * older CRDs. Istio upgrades the base chart before the canary (istio.io docs/setup/upgrade/helm).
+ */
+export function istioBaseVersion(istio: Pick<MeshConfig["istio"], "revisions">): string {
+  const versions = (istio.revisions ?? []).map((r) => r.version);
+  const parts = (v: string) => v.split(".").map(Number);
+  return versions.reduce<string>((newest, v) => {
+    const [a, b] = [parts(v), parts(newest)];
+    const newer = a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+    return newer > 0 ? v : newest;
+  }, istioVersions[0]);
 }
 
 /** Istio from its own charts, workload identity from cert-manager through istio-csr. */
@@ -34,7 +65,7 @@ export function istioMesh(config: MeshConfig): Mesh {
   const meshedPodSecurity = cni ? "baseline" : "privileged";
   const releases: MeshRelease[] = [
     { release: istioCsrRelease, chart: "istioCsr" },
-    { release: "istio-base", chart: "istioBase" },
+    { release: "istio-base", chart: "istioBase", version: otherThanPin(istioBaseVersion(config.istio)) },
     ...(cni ? [{ release: "istio-cni", chart: "istioCni" } as const] : []),
     ...istiodReleases(config.istio).map((r) => ({
       release: r.release,
@@ -43,7 +74,7 @@ export function istioMesh(config: MeshConfig): Mesh {
     })),
     ...(ambient ? [{ release: "ztunnel", chart: "ztunnel" } as const] : []),
   ];
-  const revision = config.istio.defaultRevision;
+  const revision = revisionValue(config.istio.defaultRevision);
   return {
     kind: "istio",
     title: "Istio",
