@@ -116,6 +116,135 @@ export interface RenderTarget {
   render(): Promise<RenderResult>;
 }
 
+/**
+ * The meshes the platform supports, each way it can run: sidecars with or without their CNI, Istio's
+ * revisions (a canary's two istiods, the unrevisioned one kept while namespaces move) and ambient.
+ */
+export const meshVariants: Readonly<Record<string, Record<string, unknown>>> = {
+  none: { kind: "none" },
+  linkerd: { kind: "linkerd" },
+  "linkerd+cni": { kind: "linkerd", cni: true },
+  istio: { kind: "istio" },
+  "istio+cni": { kind: "istio", cni: true },
+  "istio revisions": {
+    kind: "istio",
+    istio: {
+      revisions: [
+        { name: "default", version: "1.30.3" },
+        { name: "1-30-3", version: "1.30.3" },
+      ],
+      defaultRevision: "1-30-3",
+    },
+  },
+  "istio revisions+cni": {
+    kind: "istio",
+    cni: true,
+    istio: { revisions: [{ name: "stable", version: "1.30.3" }] },
+  },
+  ambient: { kind: "istio", dataplane: "ambient" },
+  "ambient revisions": {
+    kind: "istio",
+    dataplane: "ambient",
+    istio: { revisions: [{ name: "stable", version: "1.30.3" }] },
+  },
+};
+
+/** Every way into the cluster: GKE Gateway in each class, the in-cluster controllers with each ACME solver, GCE Ingress. */
+export const ingressVariants: Readonly<Record<string, Record<string, unknown>>> = {
+  "gke-gateway": { kind: "gke-gateway" },
+  "gke-gateway regional": {
+    kind: "gke-gateway",
+    gatewayClass: "gke-l7-regional-external-managed",
+    staticIp: false,
+    tls: { mode: "pre-shared", certificates: ["shop"] },
+  },
+  "gke-gateway internal": {
+    kind: "gke-gateway",
+    gatewayClass: "gke-l7-rilb",
+    staticIp: false,
+    tls: { mode: "pre-shared", certificates: ["shop"] },
+  },
+  "traefik http01": { kind: "traefik", acme: { email: "a@example.com" } },
+  "traefik dns01": { kind: "traefik", acme: { email: "a@example.com", solver: "dns01" } },
+  "ingress-nginx http01": { kind: "ingress-nginx", acme: { email: "a@example.com" } },
+  "ingress-nginx dns01": { kind: "ingress-nginx", acme: { email: "a@example.com", solver: "dns01" } },
+  "gce-ingress": { kind: "gce-ingress" },
+};
+
+export const tiers: readonly Tier[] = ["dev", "staging", "prod"];
+
+/** One combination of the matrix, as `combinations` makes them. */
+export interface Combination {
+  readonly label: string;
+  readonly mesh: string;
+  readonly ingress: string;
+  readonly backend: string;
+  readonly tier: Tier;
+  readonly deny: boolean;
+  /** The environment, as users write it. */
+  readonly input: Record<string, unknown>;
+  /**
+   * Why the platform cannot build it, where it cannot: the config must refuse it, naming the reason.
+   * Every other combination must render.
+   */
+  readonly refusedBecause?: RegExp;
+}
+
+/**
+ * Every supported combination of mesh x ingress x monitoring backend x tier x deny by default (ACME's
+ * solver is part of the in-cluster ingresses): an exposed app with metrics and a caller that
+ * authorizes by identity, in a namespace that denies by default or not.
+ */
+export function combinations(): Combination[] {
+  const out: Combination[] = [];
+  for (const [mesh, meshInput] of Object.entries(meshVariants))
+    for (const [ingress, ingressInput] of Object.entries(ingressVariants))
+      for (const backend of backends)
+        for (const tier of tiers)
+          for (const deny of [false, true]) {
+            const ambient = meshInput.dataplane === "ambient";
+            const strict = tier !== "dev";
+            const refusedBecause =
+              deny && mesh === "none"
+                ? /platform:mesh\.denyByDefault\[0\]: is set, but mesh\.kind is "none"/
+                : deny && ambient
+                  ? /waypoint proxies, which the platform does not deploy/
+                  : ambient && strict && backend === "managed-prometheus"
+                    ? /ztunnel refuses the plain-text scrapes Managed Prometheus's collectors/
+                    : undefined;
+            out.push({
+              label: `${mesh} x ${ingress} x ${backend} x ${tier}${deny ? " x deny" : ""}`,
+              mesh,
+              ingress,
+              backend,
+              tier,
+              deny,
+              refusedBecause,
+              input: {
+                tier,
+                mesh: { ...meshInput, ...(deny ? { denyByDefault: ["shop"] } : {}) },
+                ingress: ingressInput,
+                monitoring: {
+                  backend,
+                  ...(backend === "existing-prometheus"
+                    ? { prometheusUrl: "http://prometheus.observability.svc:9090" }
+                    : {}),
+                },
+                apps: [
+                  { ...shop, metrics: backend === "none" ? undefined : shop.metrics },
+                  // Calls shop with its mesh identity; in a deny-by-default namespace, allowed by a rule.
+                  { name: "cart", namespace: "shop", image: "cart:1", port: 9090 },
+                ].map((a) =>
+                  deny && a.name === "shop"
+                    ? { ...a, mesh: { authorization: { rules: [{ from: ["cart"] }] } } }
+                    : a,
+                ),
+              },
+            });
+          }
+  return out;
+}
+
 const root = path.resolve(__dirname, "..");
 
 /** The smallest valid environment plus `overrides`, as the tests build them. */
