@@ -93,7 +93,8 @@ export interface PlatformConfig {
   readonly cluster: Filled<Omit<Cluster, "secretsEncryption" | "nodePools" | "autopilot">, "existing"> & {
     /** True when `location` is a region (control plane and nodes in three zones). */
     readonly regional: boolean;
-    readonly secretsEncryption: Filled<NonNullable<Cluster["secretsEncryption"]>>;
+    /** Absent `key`: the platform creates the key ring and key. */
+    readonly secretsEncryption: Filled<NonNullable<Cluster["secretsEncryption"]>, "key">;
     readonly nodePools: readonly NodePool[];
     readonly autopilot: Filled<NonNullable<Cluster["autopilot"]>>;
   };
@@ -256,6 +257,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       secretsEncryption: {
         enabled: c.secretsEncryption?.enabled ?? true,
         rotationDays: c.secretsEncryption?.rotationDays ?? 90,
+        key: c.secretsEncryption?.key,
       },
       deletionProtection: c.deletionProtection ?? d.deletionProtection,
       protect: c.protect ?? d.protect,

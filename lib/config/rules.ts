@@ -169,6 +169,7 @@ function clusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
       fix: "set platform:cluster.privateNodes to true, or privateEndpoint to false",
     });
   }
+  problems.push(...secretsKeyRules(input, config));
   const names = new Set<string>();
   c.nodePools.forEach((pool, i) => {
     if (pool.minNodes > pool.maxNodes) {
@@ -205,6 +206,41 @@ function clusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
       path: cfg("cluster.managedPrometheus"),
       problem: 'is false, but monitoring.backend is "managed-prometheus", which needs managed collection on',
       fix: "remove platform:cluster.managedPrometheus, or choose another monitoring.backend",
+    });
+  }
+  return problems;
+}
+
+/** An adopted KMS key: GKE and Backup for GKE use it only in the cluster's region; its rotation is its owner's. */
+function secretsKeyRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
+  const e = config.cluster.secretsEncryption;
+  const at = cfg("cluster.secretsEncryption.key");
+  if (e.key === undefined) return [];
+  const problems: ConfigProblem[] = [];
+  if (!e.enabled) {
+    problems.push({
+      path: at,
+      problem: "is set, but secretsEncryption.enabled is false, so no key is used",
+      fix: "remove platform:cluster.secretsEncryption.key, or set platform:cluster.secretsEncryption.enabled to true",
+    });
+  }
+  if (input.cluster?.secretsEncryption?.rotationDays !== undefined) {
+    problems.push({
+      path: cfg("cluster.secretsEncryption.rotationDays"),
+      problem:
+        "is set, but secretsEncryption.key names a key the platform does not manage; its rotation is set where the key is managed",
+      fix: "remove platform:cluster.secretsEncryption.rotationDays",
+    });
+  }
+  // GKE application-layer secrets encryption: "the key must be in the same location as the cluster"
+  // (cloud.google.com/kubernetes-engine/docs/how-to/encrypting-secrets); a zonal cluster's is its region.
+  const location = /\/locations\/([^/]+)\//.exec(e.key)?.[1];
+  if (location !== config.gcp.region) {
+    problems.push({
+      path: at,
+      problem: `${showValue(e.key)} is in ${showValue(location)}, but GKE uses a key only in the cluster's region ${showValue(config.gcp.region)}`,
+      allowed: `a key under projects/<project>/locations/${config.gcp.region}/`,
+      fix: `name a key in ${config.gcp.region}, or remove platform:cluster.secretsEncryption.key to let the platform create one`,
     });
   }
   return problems;

@@ -55,6 +55,13 @@ export const gatewayClasses = [
 const cidr = z
   .string()
   .regex(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/, "an IPv4 CIDR such as 10.0.0.0/20");
+// A Cloud KMS key's resource id (cloud.google.com/kms/docs/resource-hierarchy#retrieve_resource_id).
+const kmsKeyId = z
+  .string()
+  .regex(
+    /^projects\/[a-z][-a-z0-9]{4,28}[a-z0-9]\/locations\/[a-z0-9-]+\/keyRings\/[a-zA-Z0-9_-]{1,63}\/cryptoKeys\/[a-zA-Z0-9_-]{1,63}$/,
+    "a Cloud KMS key id such as projects/acme-sec/locations/europe-west1/keyRings/gke/cryptoKeys/secrets",
+  );
 const resourceName = z
   .string()
   .regex(
@@ -162,13 +169,19 @@ export const clusterSchema = z.strictObject({
   nodeLocalDns: z.boolean().optional(),
   /** Backup for GKE agent. @default true in staging and prod */
   backupAgent: z.boolean().optional(),
-  /** Application-layer secrets encryption with a Cloud KMS key the platform creates. */
+  /** Application-layer secrets encryption with a Cloud KMS key the platform creates, or one it adopts. */
   secretsEncryption: z
     .strictObject({
       /** @default true */
       enabled: z.boolean().optional(),
-      /** Key rotation period in days. @default 90 */
+      /** Key rotation period in days, for the key the platform creates. @default 90 */
       rotationDays: z.int().min(1).max(36500).optional(),
+      /**
+       * An existing Cloud KMS key to use instead of creating one (its key ring is never touched); the
+       * platform only grants GKE's service agent access. @default none: the platform creates a key ring
+       * with a random suffix and a key in it
+       */
+      key: kmsKeyId.optional(),
     })
     .optional(),
   /** GKE deletion protection. @default true in prod */

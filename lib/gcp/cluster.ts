@@ -119,9 +119,9 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
           {
             project: config.project,
             location: region,
-            keyRingName: `${c.name}-secrets`,
             rotationDays: c.secretsEncryption.rotationDays,
             protect: c.protect,
+            existingKey: c.secretsEncryption.key,
           },
           parent,
         )
@@ -139,7 +139,7 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
       ...parent,
       protect: c.protect,
       // GKE checks the key's IAM on create; without the binding first, creation fails.
-      dependsOn: key ? [key.binding] : [],
+      dependsOn: key ? [...key.bindings] : [],
       // The default pool's nodeConfig is only used for the pool GKE removes at once; its later drift
       // must not replace the cluster (terraform-google-kubernetes-engine safer-cluster does the same).
       ignoreChanges: c.mode === "standard" ? ["nodeConfig"] : [],

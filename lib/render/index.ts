@@ -1,6 +1,6 @@
 export { applyOrder, criticalPath, mermaid, stageGraph } from "./graph";
 export { helmReleases, kubernetesObjects, renderFiles, summary } from "./files";
-export { placeholder } from "./mocks";
+export { autoName, placeholder } from "./mocks";
 export { readProject, readStackConfig, renderProject, stacksOf, type PulumiProject } from "./project";
 export {
   renderProgram,

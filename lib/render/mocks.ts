@@ -10,6 +10,11 @@ export function placeholder(what: string): string {
 }
 
 type Inputs = Record<string, unknown>;
+
+/** What Pulumi's auto-naming makes of a resource without a `name`: its resource name and a random suffix. */
+export function autoName(resourceName: string): string {
+  return `${resourceName}-${placeholder("random suffix")}`;
+}
 type Computed = (name: string, inputs: Inputs) => { id?: string; outputs?: Inputs };
 
 const str = (v: unknown, fallback: string): string => (typeof v === "string" ? v : fallback);
@@ -25,9 +30,13 @@ const computed: Record<string, Computed> = {
   "gcp:compute/subnetwork:Subnetwork": (name, i) => ({
     id: `projects/${str(i.project, "<project>")}/regions/${str(i.region, "<region>")}/subnetworks/${str(i.name, name)}`,
   }),
-  "gcp:kms/keyRing:KeyRing": (name, i) => ({
-    id: `projects/${str(i.project, "<project>")}/locations/${str(i.location, "<location>")}/keyRings/${str(i.name, name)}`,
-  }),
+  "gcp:kms/keyRing:KeyRing": (name, i) => {
+    const ringName = str(i.name, autoName(name));
+    return {
+      id: `projects/${str(i.project, "<project>")}/locations/${str(i.location, "<location>")}/keyRings/${ringName}`,
+      outputs: { name: ringName },
+    };
+  },
   "gcp:kms/cryptoKey:CryptoKey": (name, i) => ({
     id: `${str(i.keyRing, "<keyRing>")}/cryptoKeys/${str(i.name, name)}`,
   }),

@@ -12,7 +12,7 @@ import {
   nodeRoles,
 } from "../../lib/gcp";
 import { Platform } from "../../lib/platform";
-import { placeholder, secretText, type RenderResult } from "../../lib/render";
+import { autoName, placeholder, secretText, type RenderResult } from "../../lib/render";
 import { at, config, ofType, one, render } from "../helpers";
 
 const CLUSTER = "gcp:container/cluster:Cluster";
@@ -71,14 +71,11 @@ describe("Standard cluster", () => {
 
   test("secrets are encrypted with the platform's KMS key, and the cluster waits for the IAM binding", () => {
     const cluster = one(result, CLUSTER);
-    expect(at(cluster, "databaseEncryption")).toEqual({
-      state: "ENCRYPTED",
-      keyName: "projects/acme-test/locations/europe-west1/keyRings/gke-test-secrets/cryptoKeys/gke-secrets",
-    });
+    const keyId = `projects/acme-test/locations/europe-west1/keyRings/${autoName("gke-test-secrets-ring")}/cryptoKeys/gke-secrets`;
+    expect(at(cluster, "databaseEncryption")).toEqual({ state: "ENCRYPTED", keyName: keyId });
     const binding = one(result, KMS_MEMBER);
     expect(binding.inputs).toEqual({
-      cryptoKeyId:
-        "projects/acme-test/locations/europe-west1/keyRings/gke-test-secrets/cryptoKeys/gke-secrets",
+      cryptoKeyId: keyId,
       role: "roles/cloudkms.cryptoKeyEncrypterDecrypter",
       member: `serviceAccount:service-${placeholder("project number of acme-test")}@container-engine-robot.iam.gserviceaccount.com`,
     });
