@@ -18,6 +18,17 @@ export type NodePool = Required<Omit<z.infer<typeof nodePoolSchema>, "labels">> 
   readonly labels: Record<string, string>;
 };
 export type Maintenance = Frozen<z.infer<typeof maintenanceSchema>>;
+
+/**
+ * The GKE name of a node pool: its config name, and `-spot` for spot pools. Spot is the one pool setting
+ * in the config that GKE cannot change in place (terraform-google-kubernetes-engine
+ * modules/beta-private-cluster-update-variant/cluster.tf `force_node_pool_recreation_resources`; machine
+ * type, disk and labels update in place), so changing it changes the name, and the new pool is created
+ * beside the old one before the old one is drained and deleted.
+ */
+export function nodePoolName(pool: Pick<NodePool, "name" | "spot">): string {
+  return pool.spot ? `${pool.name}-spot` : pool.name;
+}
 export type ExistingClusterRef = z.infer<typeof existingClusterSchema>;
 export type ExposurePath = (typeof exposurePaths)[number];
 
@@ -120,7 +131,7 @@ export interface PlatformConfig {
 interface TierDefaults {
   readonly zonal: boolean;
   readonly releaseChannel: (typeof releaseChannels)[number];
-  readonly nodePool: NodePool;
+  readonly nodePool: Omit<NodePool, "protect">;
   readonly backupAgent: boolean;
   readonly deletionProtection: boolean;
   readonly protect: boolean;
@@ -263,11 +274,13 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       protect: c.protect ?? d.protect,
       maintenance: c.maintenance === undefined ? d.maintenance : c.maintenance,
       labels: { stack: labelValue(stack), "managed-by": "pulumi", ...c.labels, environment: input.tier },
-      nodePools: (c.nodePools ?? [d.nodePool]).map((p) => ({
+      nodePools: (c.nodePools ?? [d.nodePool]).map((p: z.infer<typeof nodePoolSchema>) => ({
         ...p,
         spot: p.spot ?? d.nodePool.spot,
         diskSizeGb: p.diskSizeGb ?? d.nodePool.diskSizeGb,
         labels: p.labels ?? {},
+        // A pool is as protected as its cluster unless the config says otherwise for this pool.
+        protect: p.protect ?? c.protect ?? d.protect,
       })),
       nodeServiceAccountRoles: c.nodeServiceAccountRoles ?? [],
       autopilot: {

@@ -1,4 +1,4 @@
-import type { AppExposure, PlatformConfig } from "./defaults";
+import { nodePoolName, type AppExposure, type PlatformConfig } from "./defaults";
 import type { ConfigProblem } from "./errors";
 import { showValue } from "./errors";
 import type { EnvironmentInput } from "./schema";
@@ -171,7 +171,25 @@ function clusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
   }
   problems.push(...secretsKeyRules(input, config));
   const names = new Set<string>();
+  const gkeNames = new Set<string>();
   c.nodePools.forEach((pool, i) => {
+    const gkeName = nodePoolName(pool);
+    // GKE node pool names: at most 40 characters (cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools).
+    if (gkeName.length > 40) {
+      problems.push({
+        path: cfg(`cluster.nodePools[${i}].name`),
+        problem: `${showValue(pool.name)} makes the GKE node pool name ${showValue(gkeName)}, ${gkeName.length} characters; GKE allows 40`,
+        fix: `shorten it to at most ${40 - (gkeName.length - pool.name.length)} characters`,
+      });
+    }
+    if (gkeNames.has(gkeName) && !names.has(pool.name)) {
+      problems.push({
+        path: cfg(`cluster.nodePools[${i}].name`),
+        problem: `${showValue(pool.name)} makes the GKE node pool name ${showValue(gkeName)}, which another pool has (spot pools are named <name>-spot)`,
+        fix: "give the pools names that differ by more than -spot",
+      });
+    }
+    gkeNames.add(gkeName);
     if (pool.minNodes > pool.maxNodes) {
       problems.push({
         path: cfg(`cluster.nodePools[${i}].minNodes`),

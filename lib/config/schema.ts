@@ -113,12 +113,18 @@ export const nodePoolSchema = z.strictObject({
   minNodes: z.int().min(0).max(1000),
   /** Nodes per zone, upper bound of the autoscaler. */
   maxNodes: z.int().min(1).max(1000),
-  /** Spot VMs: up to 91% cheaper, preemptible. @default true in dev, false elsewhere */
+  /**
+   * Spot VMs: up to 91% cheaper, preemptible. GKE cannot change it in place: a spot pool is named
+   * `<name>-spot`, so changing it creates the new pool beside the old one, then drains and deletes the
+   * old one (in prod, set the pool's protect to false for that change). @default true in dev, false elsewhere
+   */
   spot: z.boolean().optional(),
   /** Boot disk size. @default 100 */
   diskSizeGb: z.int().min(10).max(65536).optional(),
   /** Kubernetes labels on the nodes. */
   labels: z.record(z.string(), z.string()).optional(),
+  /** Pulumi `protect` on this pool: replacing or removing it needs this off first. @default cluster.protect */
+  protect: z.boolean().optional(),
 });
 
 export const maintenanceSchema = z.strictObject({

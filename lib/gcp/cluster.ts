@@ -1,7 +1,7 @@
 import * as gcp from "@pulumi/gcp";
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { Maintenance, NodePool, PlatformConfig } from "../config";
+import { nodePoolName, type Maintenance, type NodePool, type PlatformConfig } from "../config";
 import { createKubernetesProvider, gkeKubeconfigOutput } from "./kubernetesProvider";
 import { Network, podsRangeName, servicesRangeName } from "./network";
 import { NodeServiceAccount, nodeAccountId } from "./nodeServiceAccount";
@@ -152,11 +152,7 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
               new gcp.container.NodePool(
                 `${name}-${pool.name}`,
                 nodePoolArgs(config, pool, cluster.name, nodeAccount.email),
-                {
-                  ...parent,
-                  // Nodes start only once their account may write logs and metrics.
-                  dependsOn: [...nodeAccount.bindings],
-                },
+                { ...parent, ...nodePoolOptions(pool), dependsOn: [...nodeAccount.bindings] },
               ),
           )
         : [];
@@ -300,6 +296,20 @@ export function autopilotClusterArgs(
   };
 }
 
+/** How node pools change: never deleted before their replacement exists, protected in prod. */
+export function nodePoolOptions(pool: Pick<NodePool, "protect">): pulumi.CustomResourceOptions {
+  return {
+    // The pool's size after creation is the autoscaler's; a new minNodes must not recreate the pool
+    // (safer-cluster's beta-private-cluster/cluster.tf: `ignore_changes = [initial_node_count]`).
+    ignoreChanges: ["initialNodeCount"],
+    // Create the replacement first (its name differs, see nodePoolName): the provider would otherwise
+    // delete a pool with a fixed name first, leaving workloads without nodes.
+    deleteBeforeReplace: false,
+    // Losing prod's nodes to a stray change is an outage: replacing or removing a pool needs protect off.
+    protect: pool.protect,
+  };
+}
+
 export function nodePoolArgs(
   config: GkeClusterConfig,
   pool: NodePool,
@@ -308,7 +318,7 @@ export function nodePoolArgs(
 ): gcp.container.NodePoolArgs {
   const c = config.cluster;
   return {
-    name: pool.name,
+    name: nodePoolName(pool),
     project: config.project,
     location: c.location,
     cluster,
