@@ -283,6 +283,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
         protect: p.protect ?? c.protect ?? d.protect,
       })),
       nodeServiceAccountRoles: c.nodeServiceAccountRoles ?? [],
+      imageRepositories: c.imageRepositories ?? [],
       autopilot: {
         // A sidecar mesh without its CNI plugin needs NET_ADMIN in its init container; Autopilot denies it unless allowed.
         allowNetAdmin:

@@ -84,6 +84,7 @@ const clusterShapingKeys = [
   "labels",
   "nodePools",
   "nodeServiceAccountRoles",
+  "imageRepositories",
 ] as const;
 
 function existingClusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {

@@ -203,7 +203,23 @@ export const clusterSchema = z.strictObject({
     .optional(),
   /** Node pools (Standard mode). @default one autoscaled pool sized per tier */
   nodePools: z.array(nodePoolSchema).min(1).optional(),
-  /** Roles for the node service account beyond logging and monitoring, e.g. roles/artifactregistry.reader. */
+  /**
+   * Artifact Registry repositories nodes pull images from, `<location>/<repository>` or
+   * `projects/<project>/locations/<location>/repositories/<repository>`: read access on each alone.
+   * @default none: read access to every repository of the project
+   */
+  imageRepositories: z
+    .array(
+      z
+        .string()
+        .regex(
+          /^(projects\/[a-z][-a-z0-9]{4,28}[a-z0-9]\/locations\/[a-z0-9-]+\/repositories\/[a-z][-a-z0-9]{0,62}|[a-z0-9-]+\/[a-z][-a-z0-9]{0,62})$/,
+          "an Artifact Registry repository such as europe-west1/images or projects/acme-shared/locations/europe/repositories/images",
+        ),
+    )
+    .min(1)
+    .optional(),
+  /** Roles for the node service account beyond GKE's node role and image pulls, e.g. roles/secretmanager.secretAccessor. */
   nodeServiceAccountRoles: z
     .array(z.string().regex(/^roles\/[a-zA-Z0-9_.]+$/, "a role such as roles/artifactregistry.reader"))
     .optional(),

@@ -109,6 +109,7 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
         project: config.project,
         accountId: nodeAccountId(c.name),
         extraRoles: c.nodeServiceAccountRoles,
+        imageRepositories: c.imageRepositories,
       },
       parent,
     );

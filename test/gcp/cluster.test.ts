@@ -83,15 +83,10 @@ describe("Standard cluster", () => {
     expect(at(one(result, "gcp:kms/cryptoKey:CryptoKey"), "rotationPeriod")).toBe("7776000s");
   });
 
-  test("the node service account has only the logging and monitoring roles", () => {
+  test("the node service account has GKE's node role and Artifact Registry read, nothing else", () => {
     const roles = ofType(result, "gcp:projects/iAMMember:IAMMember").map((m) => at(m, "role"));
-    expect(roles).toEqual([...nodeRoles]);
-    expect(nodeRoles).toEqual([
-      "roles/logging.logWriter",
-      "roles/monitoring.metricWriter",
-      "roles/monitoring.viewer",
-      "roles/stackdriver.resourceMetadata.writer",
-    ]);
+    expect(roles).toEqual([...nodeRoles, "roles/artifactregistry.reader"]);
+    expect(nodeRoles).toEqual(["roles/container.defaultNodeServiceAccount"]);
   });
 
   test("node pools: autoscaled, COS_CONTAINERD, shielded, GKE metadata server, after their IAM bindings", () => {
@@ -106,7 +101,7 @@ describe("Standard cluster", () => {
       tags: ["gke-test-node"],
     });
     expect(at(pool, "upgradeSettings")).toEqual({ strategy: "SURGE", maxSurge: 1, maxUnavailable: 0 });
-    expect(pool.dependsOn).toHaveLength(nodeRoles.length);
+    expect(pool.dependsOn).toHaveLength(nodeRoles.length + 1);
   });
 
   test("the Kubernetes provider: secret kubeconfig, stable clusterIdentifier, server-side apply, after node pools", () => {

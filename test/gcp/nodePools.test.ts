@@ -17,7 +17,10 @@ describe("node pools", () => {
 
   test("the name carries the one setting GKE cannot change in place, so a change never collides", async () => {
     const name = async (overrides: Record<string, unknown>) =>
-      at(one(await renderCluster({ cluster: { nodePools: [{ ...pool, ...overrides }] } }), NODE_POOL), "name");
+      at(
+        one(await renderCluster({ cluster: { nodePools: [{ ...pool, ...overrides }] } }), NODE_POOL),
+        "name",
+      );
     expect(await name({ spot: true })).toBe("general-spot");
     expect(await name({ spot: false })).toBe("general");
     // In place: no new name, no new pool.
@@ -29,7 +32,10 @@ describe("node pools", () => {
   test("prod protects its pools; a pool can opt out for the change that retires it", async () => {
     expect(one(await renderCluster({ tier: "prod" }), NODE_POOL).options.protect).toBe(true);
     expect(one(await renderCluster({ tier: "dev" }), NODE_POOL).options.protect).toBe(false);
-    const retiring = await renderCluster({ tier: "prod", cluster: { nodePools: [{ ...pool, protect: false }] } });
+    const retiring = await renderCluster({
+      tier: "prod",
+      cluster: { nodePools: [{ ...pool, protect: false }] },
+    });
     expect(one(retiring, NODE_POOL).options.protect).toBe(false);
     const unprotected = await renderCluster({ tier: "prod", cluster: { protect: false } });
     expect(one(unprotected, NODE_POOL).options.protect).toBe(false);
@@ -46,7 +52,12 @@ describe("node pools", () => {
     ]);
     expect(
       planProblems({
-        cluster: { nodePools: [{ ...pool, spot: true }, { ...pool, name: "general-spot", spot: false }] },
+        cluster: {
+          nodePools: [
+            { ...pool, spot: true },
+            { ...pool, name: "general-spot", spot: false },
+          ],
+        },
       }),
     ).toEqual([
       {
