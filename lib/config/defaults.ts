@@ -284,6 +284,8 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       })),
       nodeServiceAccountRoles: c.nodeServiceAccountRoles ?? [],
       imageRepositories: c.imageRepositories ?? [],
+      // A fresh project has only a few APIs on; enabling one that is on is a no-op.
+      enableApis: c.enableApis ?? mode !== "existing",
       autopilot: {
         // A sidecar mesh without its CNI plugin needs NET_ADMIN in its init container; Autopilot denies it unless allowed.
         allowNetAdmin:

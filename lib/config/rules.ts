@@ -85,6 +85,7 @@ const clusterShapingKeys = [
   "nodePools",
   "nodeServiceAccountRoles",
   "imageRepositories",
+  "enableApis",
 ] as const;
 
 function existingClusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {

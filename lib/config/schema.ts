@@ -223,6 +223,12 @@ export const clusterSchema = z.strictObject({
   nodeServiceAccountRoles: z
     .array(z.string().regex(/^roles\/[a-zA-Z0-9_.]+$/, "a role such as roles/artifactregistry.reader"))
     .optional(),
+  /**
+   * Enable the Google Cloud APIs the cluster and its load balancers use (never disabled on destroy), and
+   * create GKE's service agent, before anything that needs them: a fresh project works on the first
+   * `pulumi up`. @default true
+   */
+  enableApis: z.boolean().optional(),
   /** Autopilot settings. */
   autopilot: z
     .strictObject({

@@ -5,6 +5,7 @@ import { nodePoolName, type Maintenance, type NodePool, type PlatformConfig } fr
 import { createKubernetesProvider, gkeKubeconfigOutput } from "./kubernetesProvider";
 import { Network, podsRangeName, servicesRangeName } from "./network";
 import { NodeServiceAccount, nodeAccountId } from "./nodeServiceAccount";
+import { ProjectServices, clusterApis } from "./projectServices";
 import { SecretsKey } from "./secretsKey";
 
 /** What the rest of the platform needs from a cluster, whoever made it. */
@@ -44,6 +45,12 @@ export interface GkeClusterArgs {
    * @default false
    */
   readonly proxyOnlySubnet?: boolean;
+  /**
+   * APIs to enable beside the cluster's own (`clusterApis`) when `cluster.enableApis` is on, e.g. what the
+   * load balancers' edge uses (`edgeApis`). Every resource that uses them waits for `apis`.
+   * @default []
+   */
+  readonly apis?: readonly string[];
 }
 
 /** What a GKE cluster's arguments are built from. */
@@ -79,6 +86,8 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
   readonly networkId: pulumi.Output<string>;
   readonly subnetId: pulumi.Output<string>;
   readonly provider: k8s.Provider;
+  /** The enabled APIs and service agents; empty with `cluster.enableApis` off. Resources outside that use the APIs wait for them. */
+  readonly apis: readonly pulumi.Resource[];
 
   constructor(name: string, args: GkeClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:gcp:GkeCluster", name, {}, opts);
@@ -86,8 +95,19 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
     const c = args.cluster;
     if (c.mode === "existing")
       throw new Error("GkeCluster builds clusters; use ExistingCluster for mode existing");
-    const parent = { parent: this };
     const region = args.region;
+
+    // On a fresh project nothing works before its APIs: everything below waits for them.
+    const services = c.enableApis
+      ? new ProjectServices(
+          `${name}-apis`,
+          { project: config.project, services: [...clusterApis(c), ...(args.apis ?? [])] },
+          { parent: this },
+        )
+      : undefined;
+    const apis = services?.ready ?? [];
+    const parent = { parent: this, dependsOn: [...apis] };
+    const gkeAgent = services?.agents.get("container.googleapis.com");
 
     const network = new Network(
       `${name}-network`,
@@ -123,6 +143,8 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
             rotationDays: c.secretsEncryption.rotationDays,
             protect: c.protect,
             existingKey: c.secretsEncryption.key,
+            // The service agent created with the APIs, so the binding waits for it to exist.
+            members: gkeAgent ? { "gke-agent": gkeAgent.member } : undefined,
           },
           parent,
         )
@@ -140,7 +162,7 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
       ...parent,
       protect: c.protect,
       // GKE checks the key's IAM on create; without the binding first, creation fails.
-      dependsOn: key ? [...key.bindings] : [],
+      dependsOn: [...apis, ...(key?.bindings ?? [])],
       // The default pool's nodeConfig is only used for the pool GKE removes at once; its later drift
       // must not replace the cluster (terraform-google-kubernetes-engine safer-cluster does the same).
       ignoreChanges: c.mode === "standard" ? ["nodeConfig"] : [],
@@ -153,7 +175,7 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
               new gcp.container.NodePool(
                 `${name}-${pool.name}`,
                 nodePoolArgs(config, pool, cluster.name, nodeAccount.email),
-                { ...parent, ...nodePoolOptions(pool), dependsOn: [...nodeAccount.bindings] },
+                { ...parent, ...nodePoolOptions(pool), dependsOn: [...apis, ...nodeAccount.bindings] },
               ),
           )
         : [];
@@ -170,11 +192,12 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
     this.workloadIdentityPool = pulumi.output(`${config.project}.svc.id.goog`);
     this.networkId = network.networkId;
     this.subnetId = network.subnetId;
+    this.apis = apis;
     this.provider = createKubernetesProvider(
       `${name}-k8s`,
       { kubeconfig: this.kubeconfig, clusterIdentifier: cluster.id },
       // In-cluster resources wait for nodes to schedule on, not just for the control plane.
-      { ...parent, dependsOn: pools },
+      { parent: this, dependsOn: pools },
     );
 
     this.registerOutputs({

@@ -19,6 +19,12 @@ type Computed = (name: string, inputs: Inputs) => { id?: string; outputs?: Input
 
 const str = (v: unknown, fallback: string): string => (typeof v === "string" ? v : fallback);
 
+/** Where Google creates each API's service agent (cloud.google.com/iam/docs/service-agents). */
+const serviceAgentDomains: Record<string, string> = {
+  "container.googleapis.com": "container-engine-robot.iam.gserviceaccount.com",
+  "gkebackup.googleapis.com": "gcp-sa-gkebackup.iam.gserviceaccount.com",
+};
+
 /** Outputs per type token that the provider computes on create. */
 const computed: Record<string, Computed> = {
   "gcp:compute/network:Network": (name, i) => ({
@@ -55,6 +61,13 @@ const computed: Record<string, Computed> = {
       masterVersion: placeholder(`${name} control plane version`),
     },
   }),
+  "gcp:projects/serviceIdentity:ServiceIdentity": (_name, i) => {
+    const domain = serviceAgentDomains[str(i.service, "")];
+    const email = domain
+      ? `service-${placeholder(`project number of ${str(i.project, "the project")}`)}@${domain}`
+      : placeholder(`service agent of ${str(i.service, "the service")}`);
+    return { outputs: { email, member: `serviceAccount:${email}` } };
+  },
   "gcp:compute/globalAddress:GlobalAddress": (name) => ({
     outputs: { address: placeholder(`${name} IP address`) },
   }),

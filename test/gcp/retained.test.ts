@@ -11,10 +11,28 @@ import { at } from "../helpers";
 const root = path.resolve(__dirname, "../..");
 const KEY_RING = "gcp:kms/keyRing:KeyRing";
 const CRYPTO_KEY = "gcp:kms/cryptoKey:CryptoKey";
+const SERVICE = "gcp:projects/service:Service";
+const SERVICE_IDENTITY = "gcp:projects/serviceIdentity:ServiceIdentity";
 
 /** Left behind by a destroy: retained by the platform, or never deleted by GCP. */
 function kept(r: RenderedResource): boolean {
-  return r.custom && r.type.startsWith("gcp:") && r.options.retainOnDelete;
+  if (!r.custom || !r.type.startsWith("gcp:")) return false;
+  return (
+    r.options.retainOnDelete ||
+    (r.type === SERVICE && at(r, "disableOnDestroy") === false) ||
+    // A service agent cannot be deleted ("once created, this resource cannot be updated or destroyed").
+    r.type === SERVICE_IDENTITY
+  );
+}
+
+/** Enabling an enabled API, or asking for an existing service agent, returns what is there. */
+function sameEveryTime(r: RenderedResource): void {
+  expect(Object.keys(r.inputs).sort()).toEqual(
+    r.type === SERVICE
+      ? ["disableDependentServices", "disableOnDestroy", "project", "service"]
+      : ["project", "service"],
+  );
+  expect(String(at(r, "service"))).toMatch(/^[a-z]+\.googleapis\.com$/);
 }
 
 /** Pulumi names it `<resource name>-<random suffix>` once and keeps the name in state. */
@@ -35,6 +53,8 @@ const nameStrategies: Record<string, (r: RenderedResource, result: RenderResult)
     autoNamed(ring as RenderedResource);
     expect(String(at(r, "keyRing"))).toMatch(/\/keyRings\/.+-<known after deploy: random suffix>$/);
   },
+  [SERVICE]: sameEveryTime,
+  [SERVICE_IDENTITY]: sameEveryTime,
 };
 
 const renders = new Map<string, Promise<RenderResult>>();
@@ -44,10 +64,19 @@ const renderOf = (stack: string): Promise<RenderResult> => {
   return cached;
 };
 
+/** What every environment of the repository leaves behind: its key, its APIs and GKE's service agent. */
+const leftBehind = (stack: string, apis: readonly string[]): string[] => [
+  `${KEY_RING}::gke-${stack}-secrets-ring`,
+  `${CRYPTO_KEY}::gke-${stack}-secrets-key`,
+  ...apis.map((api) => `${SERVICE}::gke-${stack}-apis-${api}`),
+  `${SERVICE_IDENTITY}::gke-${stack}-apis-container-agent`,
+];
+const baseApis = ["certificatemanager", "cloudkms", "cloudresourcemanager", "compute", "container", "iam"];
+
 describe.each([
-  ["dev", [`${KEY_RING}::gke-dev-secrets-ring`, `${CRYPTO_KEY}::gke-dev-secrets-key`]],
-  ["staging", [`${KEY_RING}::gke-staging-secrets-ring`, `${CRYPTO_KEY}::gke-staging-secrets-key`]],
-  ["prod", [`${KEY_RING}::gke-prod-secrets-ring`, `${CRYPTO_KEY}::gke-prod-secrets-key`]],
+  ["dev", leftBehind("dev", baseApis)],
+  ["staging", leftBehind("staging", baseApis)],
+  ["prod", leftBehind("prod", baseApis)],
 ])("stacks/%s", (stack, expected) => {
   test("every resource left behind by a destroy is listed", async () => {
     const result = await renderOf(stack);

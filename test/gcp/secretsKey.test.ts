@@ -28,7 +28,7 @@ describe("the secrets encryption key", () => {
     expect(ofType(result, CRYPTO_KEY)).toEqual([]);
     expect(at(one(result, KMS_MEMBER), "cryptoKeyId")).toBe(adopted);
     expect(at(one(result, CLUSTER), "databaseEncryption")).toEqual({ state: "ENCRYPTED", keyName: adopted });
-    expect(one(result, CLUSTER).dependsOn).toEqual([one(result, KMS_MEMBER).key]);
+    expect(one(result, CLUSTER).dependsOn).toContain(one(result, KMS_MEMBER).key);
   });
 
   test("an adopted key outside the cluster's region is refused", () => {
