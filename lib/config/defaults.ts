@@ -101,7 +101,12 @@ export interface PlatformConfig {
   readonly tier: Tier;
   readonly gcp: Section<"gcp">;
   readonly network: Filled<Section<"network">>;
-  readonly cluster: Filled<Omit<Cluster, "secretsEncryption" | "nodePools" | "autopilot">, "existing"> & {
+  readonly cluster: Filled<
+    Omit<Cluster, "secretsEncryption" | "nodePools" | "autopilot" | "backups">,
+    "existing"
+  > & {
+    /** The Backup for GKE plan; null for none. */
+    readonly backups: Filled<NonNullable<Cluster["backups"]>> | null;
     /** True when `location` is a region (control plane and nodes in three zones). */
     readonly regional: boolean;
     /** Absent `key`: the platform creates the key ring and key. */
@@ -133,11 +138,24 @@ interface TierDefaults {
   readonly releaseChannel: (typeof releaseChannels)[number];
   readonly nodePool: Omit<NodePool, "protect">;
   readonly backupAgent: boolean;
+  readonly backups: BackupPlanSettings | null;
   readonly deletionProtection: boolean;
   readonly protect: boolean;
   readonly maintenance: Maintenance | null;
   readonly replicas: number;
 }
+
+type BackupPlanSettings = Filled<NonNullable<Section<"cluster">["backups"]>>;
+
+// Daily at 22:00 UTC: outside European business hours and clear of the weekend maintenance window.
+// Secrets and volume data included: a restore without them brings back objects that cannot run.
+const dailyBackups: BackupPlanSettings = {
+  schedule: "0 22 * * *",
+  retainDays: 7,
+  deleteLockDays: 0,
+  includeSecrets: true,
+  includeVolumeData: true,
+};
 
 // GKE requires 48h of maintenance availability in any 32 days, in windows of at least 4h
 // (cloud.google.com/kubernetes-engine/docs/concepts/maintenance-windows-and-exclusions):
@@ -162,6 +180,7 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
     },
     // Nothing in dev is worth restoring.
     backupAgent: false,
+    backups: null,
     // Dev is rebuilt freely.
     deletionProtection: false,
     protect: false,
@@ -183,8 +202,9 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
       diskSizeGb: 100,
       labels: {},
     },
-    // Backups on, so restores are rehearsed before prod needs one.
+    // Backups on, so restores are rehearsed before prod needs one; a week of them is enough to rehearse.
     backupAgent: true,
+    backups: dailyBackups,
     // Staging may be recreated from code; prod may not.
     deletionProtection: false,
     protect: false,
@@ -207,6 +227,8 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
       labels: {},
     },
     backupAgent: true,
+    // A month of daily backups; none can be deleted in its first week, by mistake or by an attacker.
+    backups: { ...dailyBackups, retainDays: 30, deleteLockDays: 7 },
     // Losing prod by a stray `pulumi destroy` or console click is not recoverable.
     deletionProtection: true,
     protect: true,
@@ -263,7 +285,9 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       managedPrometheus: c.managedPrometheus ?? backend === "managed-prometheus",
       // Caches DNS on each node: fewer kube-dns timeouts under mesh-heavy lookup load.
       nodeLocalDns: c.nodeLocalDns ?? true,
-      backupAgent: c.backupAgent ?? d.backupAgent,
+      // A backup plan needs the agent, so asking for one turns the agent on.
+      backupAgent: c.backupAgent ?? (c.backups ? true : d.backupAgent),
+      backups: backupPlan(c, d),
       // Secrets in etcd encrypted with a key the project controls (CIS GKE 5.3.1); 90-day rotation (CIS Google Cloud 1.10).
       secretsEncryption: {
         enabled: c.secretsEncryption?.enabled ?? true,
@@ -402,6 +426,21 @@ export function isGuarded(
 /** The path of an app's readiness, startup and liveness probes, which load balancers health-check too. */
 export function probePathOf(app: Pick<App, "expose">): string {
   return app.expose?.healthCheckPath ?? "/";
+}
+
+/** The tier's plan when the agent runs, the user's choices over it, or null for none. */
+function backupPlan(c: Section<"cluster">, d: TierDefaults): BackupPlanSettings | null {
+  if (c.backups === null) return null;
+  const base = d.backups ?? dailyBackups;
+  if (c.backups === undefined) return (c.backupAgent ?? d.backupAgent) ? base : null;
+  // Dev has no plan of its own: one asked for there starts from staging's.
+  return {
+    schedule: c.backups.schedule ?? base.schedule,
+    retainDays: c.backups.retainDays ?? base.retainDays,
+    deleteLockDays: c.backups.deleteLockDays ?? base.deleteLockDays,
+    includeSecrets: c.backups.includeSecrets ?? base.includeSecrets,
+    includeVolumeData: c.backups.includeVolumeData ?? base.includeVolumeData,
+  };
 }
 
 export function clusterNameFor(stack: string): string {

@@ -77,6 +77,7 @@ const clusterShapingKeys = [
   "managedPrometheus",
   "nodeLocalDns",
   "backupAgent",
+  "backups",
   "secretsEncryption",
   "deletionProtection",
   "protect",
@@ -172,6 +173,22 @@ function clusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
     });
   }
   problems.push(...secretsKeyRules(input, config));
+  const b = c.backups;
+  if (b && !c.backupAgent) {
+    problems.push({
+      path: cfg("cluster.backups"),
+      problem: "is set, but cluster.backupAgent is false; Backup for GKE takes backups through its agent",
+      fix: "set platform:cluster.backupAgent to true, or platform:cluster.backups to null",
+    });
+  }
+  // Backup for GKE: "backupRetainDays must be >= backupDeleteLockDays" (gkebackup BackupPlan retentionPolicy).
+  if (b && b.retainDays < b.deleteLockDays) {
+    problems.push({
+      path: cfg("cluster.backups.retainDays"),
+      problem: `${b.retainDays} is shorter than deleteLockDays ${b.deleteLockDays}; a backup would expire while it cannot be deleted`,
+      fix: `set retainDays to at least ${b.deleteLockDays}, or lower deleteLockDays`,
+    });
+  }
   const names = new Set<string>();
   const gkeNames = new Set<string>();
   c.nodePools.forEach((pool, i) => {

@@ -175,6 +175,29 @@ export const clusterSchema = z.strictObject({
   nodeLocalDns: z.boolean().optional(),
   /** Backup for GKE agent. @default true in staging and prod */
   backupAgent: z.boolean().optional(),
+  /**
+   * A Backup for GKE plan: every namespace on a schedule, Secrets and volume data included, encrypted
+   * with the platform's KMS key; null for none. Needs backupAgent. @default staging: daily, kept 7 days;
+   * prod: daily, kept 30 days and undeletable for 7; dev: none
+   */
+  backups: z
+    .strictObject({
+      /** When backups are taken: a cron schedule in UTC. @default "0 22 * * *" */
+      schedule: z
+        .string()
+        .regex(/^\S+( \S+){4}$/, 'a cron schedule of five fields, in UTC, such as "0 22 * * *"')
+        .optional(),
+      /** Days a backup is kept, then deleted. @default 7, 30 in prod */
+      retainDays: z.int().min(1).max(365).optional(),
+      /** Days a backup cannot be deleted by anyone. @default 0, 7 in prod */
+      deleteLockDays: z.int().min(0).max(90).optional(),
+      /** Back up Secrets (encrypted with the platform's key). @default true */
+      includeSecrets: z.boolean().optional(),
+      /** Back up persistent volumes' data, not only the objects. @default true */
+      includeVolumeData: z.boolean().optional(),
+    })
+    .nullable()
+    .optional(),
   /** Application-layer secrets encryption with a Cloud KMS key the platform creates, or one it adopts. */
   secretsEncryption: z
     .strictObject({

@@ -5,7 +5,7 @@ import { nodePoolName, type Maintenance, type NodePool, type PlatformConfig } fr
 import { createKubernetesProvider, gkeKubeconfigOutput } from "./kubernetesProvider";
 import { Network, podsRangeName, servicesRangeName } from "./network";
 import { NodeServiceAccount, nodeAccountId } from "./nodeServiceAccount";
-import { ProjectServices, clusterApis } from "./projectServices";
+import { ProjectServices, clusterApis, serviceAgentApis, serviceAgentMember } from "./projectServices";
 import { SecretsKey } from "./secretsKey";
 
 /** What the rest of the platform needs from a cluster, whoever made it. */
@@ -107,7 +107,14 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
       : undefined;
     const apis = services?.ready ?? [];
     const parent = { parent: this, dependsOn: [...apis] };
-    const gkeAgent = services?.agents.get("container.googleapis.com");
+    // Service agents: created with the APIs (so their bindings wait for them), or named from the project number.
+    let projectNumber: pulumi.Output<string> | undefined;
+    const agent = (api: (typeof serviceAgentApis)[number]): pulumi.Output<string> => {
+      const created = services?.agents.get(api);
+      if (created) return created.member;
+      projectNumber ??= gcp.organizations.getProjectOutput({ projectId: config.project }, { parent: this }).number;
+      return serviceAgentMember(api, projectNumber);
+    };
 
     const network = new Network(
       `${name}-network`,
@@ -143,8 +150,11 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
             rotationDays: c.secretsEncryption.rotationDays,
             protect: c.protect,
             existingKey: c.secretsEncryption.key,
-            // The service agent created with the APIs, so the binding waits for it to exist.
-            members: gkeAgent ? { "gke-agent": gkeAgent.member } : undefined,
+            // Backups are encrypted with the same key, by Backup for GKE's agent.
+            members: {
+              "gke-agent": agent("container.googleapis.com"),
+              ...(c.backups ? { "backup-agent": agent("gkebackup.googleapis.com") } : {}),
+            },
           },
           parent,
         )
@@ -179,6 +189,22 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
               ),
           )
         : [];
+
+    if (c.backups) {
+      new gcp.gkebackup.BackupPlan(
+        `${name}-backups`,
+        backupPlanArgs(config, region, cluster.id, key?.keyId),
+        {
+          ...parent,
+          dependsOn: [...apis, ...(key?.bindings ?? [])],
+          // Backups outlive the cluster (restoring after a destroy is what they are for), so a destroy
+          // forgets the plan and its backups expire by their retention; the plan takes Pulumi's
+          // auto-name (a random suffix), so the next `pulumi up` never collides with it.
+          retainOnDelete: true,
+          protect: c.protect,
+        },
+      );
+    }
 
     this.clusterName = cluster.name;
     this.location = cluster.location;
@@ -369,6 +395,37 @@ export function nodePoolArgs(
       tags: [nodeTagFor(c.name)],
       resourceLabels: c.labels,
     },
+  };
+}
+
+/**
+ * A Backup for GKE plan for the whole cluster: every namespace, Secrets and volume data, on a schedule,
+ * encrypted with the platform's key (cloud-foundation-fabric modules/gke-cluster-standard/main.tf
+ * `google_gke_backup_backup_plan` has the same shape).
+ */
+export function backupPlanArgs(
+  config: GkeClusterConfig,
+  region: string,
+  clusterId: pulumi.Input<string>,
+  keyId: pulumi.Input<string> | undefined,
+): gcp.gkebackup.BackupPlanArgs {
+  const c = config.cluster;
+  const b = c.backups;
+  if (!b) throw new Error("backupPlanArgs needs cluster.backups");
+  return {
+    project: config.project,
+    // Backup for GKE keeps backups in a region; the cluster's keeps them beside their KMS key.
+    location: region,
+    cluster: clusterId,
+    backupSchedule: { cronSchedule: b.schedule },
+    retentionPolicy: { backupRetainDays: b.retainDays, backupDeleteLockDays: b.deleteLockDays },
+    backupConfig: {
+      allNamespaces: true,
+      includeSecrets: b.includeSecrets,
+      includeVolumeData: b.includeVolumeData,
+      encryptionKey: keyId !== undefined ? { gcpKmsEncryptionKey: keyId } : undefined,
+    },
+    labels: c.labels,
   };
 }
 

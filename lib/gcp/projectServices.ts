@@ -5,6 +5,20 @@ import type { PlatformConfig } from "../config";
 /** APIs whose service agent the platform grants access to, and must therefore exist first. */
 export const serviceAgentApis = ["container.googleapis.com", "gkebackup.googleapis.com"] as const;
 
+/** Where Google creates each of those service agents (cloud.google.com/iam/docs/service-agents). */
+const serviceAgentDomains: Record<(typeof serviceAgentApis)[number], string> = {
+  "container.googleapis.com": "container-engine-robot.iam.gserviceaccount.com",
+  "gkebackup.googleapis.com": "gcp-sa-gkebackup.iam.gserviceaccount.com",
+};
+
+/** `serviceAccount:service-<PROJECT_NUMBER>@<agent domain>`, for a project whose APIs the platform does not enable. */
+export function serviceAgentMember(
+  api: (typeof serviceAgentApis)[number],
+  projectNumber: pulumi.Input<string>,
+): pulumi.Output<string> {
+  return pulumi.interpolate`serviceAccount:service-${projectNumber}@${serviceAgentDomains[api]}`;
+}
+
 export interface ProjectServicesArgs {
   /** The project the APIs are enabled in. */
   readonly project: string;
@@ -78,6 +92,7 @@ export function clusterApis(c: ClusterSettings): string[] {
     "container.googleapis.com",
     "iam.googleapis.com",
     ...(c.secretsEncryption.enabled ? ["cloudkms.googleapis.com"] : []),
+    ...(c.backupAgent ? ["gkebackup.googleapis.com"] : []),
     ...(c.imageRepositories.length > 0 ? ["artifactregistry.googleapis.com"] : []),
   ];
 }

@@ -12,6 +12,7 @@ const root = path.resolve(__dirname, "../..");
 const KEY_RING = "gcp:kms/keyRing:KeyRing";
 const CRYPTO_KEY = "gcp:kms/cryptoKey:CryptoKey";
 const SERVICE = "gcp:projects/service:Service";
+const BACKUP_PLAN = "gcp:gkebackup/backupPlan:BackupPlan";
 const SERVICE_IDENTITY = "gcp:projects/serviceIdentity:ServiceIdentity";
 
 /** Left behind by a destroy: retained by the platform, or never deleted by GCP. */
@@ -53,6 +54,8 @@ const nameStrategies: Record<string, (r: RenderedResource, result: RenderResult)
     autoNamed(ring as RenderedResource);
     expect(String(at(r, "keyRing"))).toMatch(/\/keyRings\/.+-<known after deploy: random suffix>$/);
   },
+  // Backups outlive the cluster; the plan has no fixed name, so a new environment makes a new plan.
+  [BACKUP_PLAN]: (r) => expect(at(r, "name")).toBeUndefined(),
   [SERVICE]: sameEveryTime,
   [SERVICE_IDENTITY]: sameEveryTime,
 };
@@ -71,12 +74,18 @@ const leftBehind = (stack: string, apis: readonly string[]): string[] => [
   ...apis.map((api) => `${SERVICE}::gke-${stack}-apis-${api}`),
   `${SERVICE_IDENTITY}::gke-${stack}-apis-container-agent`,
 ];
+/** Staging and prod also leave their backup plan, Backup for GKE's API and its service agent. */
+const withBackups = (stack: string, apis: readonly string[]): string[] => [
+  ...leftBehind(stack, [...apis, "gkebackup"]),
+  `${SERVICE_IDENTITY}::gke-${stack}-apis-gkebackup-agent`,
+  `${BACKUP_PLAN}::gke-${stack}-backups`,
+];
 const baseApis = ["certificatemanager", "cloudkms", "cloudresourcemanager", "compute", "container", "iam"];
 
 describe.each([
   ["dev", leftBehind("dev", baseApis)],
-  ["staging", leftBehind("staging", baseApis)],
-  ["prod", leftBehind("prod", baseApis)],
+  ["staging", withBackups("staging", baseApis)],
+  ["prod", withBackups("prod", baseApis)],
 ])("stacks/%s", (stack, expected) => {
   test("every resource left behind by a destroy is listed", async () => {
     const result = await renderOf(stack);
