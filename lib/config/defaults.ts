@@ -280,6 +280,12 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       // A public endpoint (IAM-authenticated) lets `pulumi up` run from CI without a bastion.
       privateEndpoint: c.privateEndpoint ?? false,
       authorizedNetworks: c.authorizedNetworks ?? [],
+      // The DNS endpoint needs no IP allow-list to be safe: IAM authorizes every request, from CI anywhere
+      // (cloud-foundation-fabric modules/gke-cluster-standard/variables.tf `dns_access`, on by default).
+      dnsEndpoint: c.dnsEndpoint ?? true,
+      // IP endpoints only where the config uses them (an allow-list or the private endpoint): off, nothing
+      // reaches the control plane by address (Fabric's `ip_access` is off unless set).
+      ipEndpoints: c.ipEndpoints ?? ((c.authorizedNetworks ?? []).length > 0 || c.privateEndpoint === true),
       // Dataplane V2 enforces NetworkPolicy in eBPF without Calico; whether it is the default beside the mesh is schema.ts meshDefaults.
       dataplaneV2: c.dataplaneV2 ?? (mode === "autopilot" || meshDefaults[meshKind].dataplaneV2),
       managedPrometheus: c.managedPrometheus ?? backend === "managed-prometheus",

@@ -73,6 +73,8 @@ const clusterShapingKeys = [
   "privateNodes",
   "privateEndpoint",
   "authorizedNetworks",
+  "dnsEndpoint",
+  "ipEndpoints",
   "dataplaneV2",
   "managedPrometheus",
   "nodeLocalDns",
@@ -173,6 +175,7 @@ function clusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
     });
   }
   problems.push(...secretsKeyRules(input, config));
+  problems.push(...controlPlaneAccessRules(config));
   const b = c.backups;
   if (b && !c.backupAgent) {
     problems.push({
@@ -243,6 +246,36 @@ function clusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
       path: cfg("cluster.managedPrometheus"),
       problem: 'is false, but monitoring.backend is "managed-prometheus", which needs managed collection on',
       fix: "remove platform:cluster.managedPrometheus, or choose another monitoring.backend",
+    });
+  }
+  return problems;
+}
+
+/** The control plane must stay reachable, and IP-only settings need the IP endpoints. */
+function controlPlaneAccessRules(config: PlatformConfig): ConfigProblem[] {
+  const c = config.cluster;
+  const problems: ConfigProblem[] = [];
+  if (!c.dnsEndpoint && !c.ipEndpoints) {
+    problems.push({
+      path: cfg("cluster.dnsEndpoint"),
+      problem:
+        "is false and cluster.ipEndpoints is false, so nothing, `pulumi up` included, could reach the control plane",
+      fix: "remove platform:cluster.dnsEndpoint (the DNS endpoint is authenticated by IAM), or set platform:cluster.ipEndpoints to true",
+    });
+  }
+  if (!c.ipEndpoints && c.authorizedNetworks.length > 0) {
+    problems.push({
+      path: cfg("cluster.authorizedNetworks"),
+      problem:
+        "is set, but cluster.ipEndpoints is false; authorized networks limit the IP endpoints only (IAM limits the DNS endpoint)",
+      fix: "set platform:cluster.ipEndpoints to true, or remove platform:cluster.authorizedNetworks",
+    });
+  }
+  if (!c.ipEndpoints && c.privateEndpoint) {
+    problems.push({
+      path: cfg("cluster.privateEndpoint"),
+      problem: "is true, but cluster.ipEndpoints is false; the private endpoint is one of the IP endpoints",
+      fix: "set platform:cluster.ipEndpoints to true, or remove platform:cluster.privateEndpoint",
     });
   }
   return problems;

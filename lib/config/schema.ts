@@ -163,10 +163,23 @@ export const clusterSchema = z.strictObject({
   gatewayApi: z.enum(gatewayApiChannels).optional(),
   /** Nodes without public IPs. @default true */
   privateNodes: z.boolean().optional(),
-  /** Control plane reachable only from inside the VPC. @default false */
+  /** The control plane's IP endpoint reachable only from inside the VPC (needs ipEndpoints). @default false */
   privateEndpoint: z.boolean().optional(),
-  /** CIDRs allowed to reach the control plane endpoint. @default none (any address, IAM still required) */
+  /**
+   * CIDRs allowed to reach the control plane's IP endpoints (needs ipEndpoints). @default none (any
+   * address, IAM still required; warned)
+   */
   authorizedNetworks: z.array(z.strictObject({ name: z.string().min(1), cidr })).optional(),
+  /**
+   * The DNS-based control-plane endpoint: reachable from any network, every request authenticated and
+   * authorized by IAM; the kubeconfig uses it. @default true
+   */
+  dnsEndpoint: z.boolean().optional(),
+  /**
+   * The control plane's IP endpoints (public and private). @default true when authorizedNetworks or
+   * privateEndpoint is set, false otherwise
+   */
+  ipEndpoints: z.boolean().optional(),
   /** Dataplane V2 (eBPF, network policy enforcement). @default true, except with Linkerd on Standard */
   dataplaneV2: z.boolean().optional(),
   /** Managed Service for Prometheus collection. @default true when monitoring.backend is managed-prometheus */

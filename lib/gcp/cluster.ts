@@ -112,7 +112,10 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
     const agent = (api: (typeof serviceAgentApis)[number]): pulumi.Output<string> => {
       const created = services?.agents.get(api);
       if (created) return created.member;
-      projectNumber ??= gcp.organizations.getProjectOutput({ projectId: config.project }, { parent: this }).number;
+      projectNumber ??= gcp.organizations.getProjectOutput(
+        { projectId: config.project },
+        { parent: this },
+      ).number;
       return serviceAgentMember(api, projectNumber);
     };
 
@@ -208,11 +211,14 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
 
     this.clusterName = cluster.name;
     this.location = cluster.location;
-    this.endpoint = cluster.endpoint;
+    // The DNS endpoint serves a publicly trusted certificate, so its kubeconfig carries no CA.
+    this.endpoint = c.dnsEndpoint
+      ? cluster.controlPlaneEndpointsConfig.apply((e) => e?.dnsEndpointConfig?.endpoint ?? "")
+      : cluster.endpoint;
     this.kubeconfig = gkeKubeconfigOutput({
       contextName: pulumi.interpolate`gke_${config.project}_${cluster.location}_${cluster.name}`,
-      endpoint: cluster.endpoint,
-      caCertificate: cluster.masterAuth.clusterCaCertificate,
+      endpoint: this.endpoint,
+      caCertificate: c.dnsEndpoint ? undefined : cluster.masterAuth.clusterCaCertificate,
     });
     this.gatewayApiChannel = cluster.gatewayApiConfig.apply((g) => g?.channel ?? "CHANNEL_DISABLED");
     this.workloadIdentityPool = pulumi.output(`${config.project}.svc.id.goog`);
@@ -261,12 +267,21 @@ function commonClusterArgs(config: GkeClusterConfig, deps: ClusterDependencies):
     privateClusterConfig: c.privateNodes
       ? {
           enablePrivateNodes: true,
-          enablePrivateEndpoint: c.privateEndpoint,
+          // With the IP endpoints off GKE reports the private endpoint as on; saying so avoids a permanent
+          // diff (cloud-foundation-fabric modules/gke-cluster-standard/main.tf `private_cluster_config`).
+          enablePrivateEndpoint: c.privateEndpoint || !c.ipEndpoints,
           masterIpv4CidrBlock: config.network.controlPlaneCidr,
           // Lets CI runners in other regions of the VPC reach a private endpoint.
           masterGlobalAccessConfig: { enabled: true },
         }
       : undefined,
+    controlPlaneEndpointsConfig: {
+      // The DNS endpoint: every request is authenticated and authorized by IAM, from any network, so
+      // `pulumi up` from CI needs no allow-list (cloud.google.com/kubernetes-engine/docs/concepts/network-isolation).
+      dnsEndpointConfig: { allowExternalTraffic: c.dnsEndpoint },
+      // IP endpoints only where the config needs them (authorized networks, the private endpoint).
+      ipEndpointsConfig: { enabled: c.ipEndpoints },
+    },
     masterAuthorizedNetworksConfig:
       c.authorizedNetworks.length > 0
         ? { cidrBlocks: c.authorizedNetworks.map((n) => ({ cidrBlock: n.cidr, displayName: n.name })) }

@@ -7,8 +7,8 @@ export interface GkeEndpoint {
   readonly contextName: string;
   /** Control plane IP or DNS name, without scheme. */
   readonly endpoint: string;
-  /** Base64 PEM CA of the control plane. */
-  readonly caCertificate: string;
+  /** Base64 PEM CA of the control plane; absent for the DNS endpoint, whose certificate is publicly trusted. */
+  readonly caCertificate?: string;
 }
 
 /**
@@ -23,7 +23,10 @@ export function gkeKubeconfig(e: GkeEndpoint): string {
     clusters: [
       {
         name: e.contextName,
-        cluster: { "certificate-authority-data": e.caCertificate, server: `https://${e.endpoint}` },
+        cluster: {
+          ...(e.caCertificate ? { "certificate-authority-data": e.caCertificate } : {}),
+          server: `https://${e.endpoint}`,
+        },
       },
     ],
     contexts: [{ name: e.contextName, context: { cluster: e.contextName, user: e.contextName } }],
@@ -48,7 +51,8 @@ export function gkeKubeconfig(e: GkeEndpoint): string {
 export function gkeKubeconfigOutput(args: {
   contextName: pulumi.Input<string>;
   endpoint: pulumi.Input<string>;
-  caCertificate: pulumi.Input<string>;
+  /** Absent for the DNS endpoint. */
+  caCertificate?: pulumi.Input<string>;
 }): pulumi.Output<string> {
   return pulumi.secret(
     pulumi

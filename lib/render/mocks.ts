@@ -25,6 +25,12 @@ const serviceAgentDomains: Record<string, string> = {
   "gkebackup.googleapis.com": "gcp-sa-gkebackup.iam.gserviceaccount.com",
 };
 
+/** The cluster's endpoints config as GKE returns it: the inputs, and the DNS endpoint's name. */
+function withDnsEndpoint(config: unknown, endpoint: string): Inputs {
+  const c = (config ?? {}) as Inputs;
+  return { ...c, dnsEndpointConfig: { ...((c.dnsEndpointConfig ?? {}) as Inputs), endpoint } };
+}
+
 /** Outputs per type token that the provider computes on create. */
 const computed: Record<string, Computed> = {
   "gcp:compute/network:Network": (name, i) => ({
@@ -57,6 +63,10 @@ const computed: Record<string, Computed> = {
     id: `projects/${str(i.project, "<project>")}/locations/${str(i.location, "<location>")}/clusters/${str(i.name, name)}`,
     outputs: {
       endpoint: placeholder(`${name} endpoint`),
+      controlPlaneEndpointsConfig: withDnsEndpoint(
+        i.controlPlaneEndpointsConfig,
+        placeholder(`${name} DNS endpoint`),
+      ),
       masterAuth: { clusterCaCertificate: placeholder(`${name} CA certificate`) },
       masterVersion: placeholder(`${name} control plane version`),
     },

@@ -301,8 +301,8 @@ describe("reading Pulumi config", () => {
 });
 
 describe("warnings", () => {
-  test("staging and prod without authorized networks, and ingress-nginx, are warned about", () => {
-    expect(configWarnings(config({ tier: "prod" }))).toEqual([
+  test("a public IP endpoint without authorized networks, and ingress-nginx, are warned about", () => {
+    expect(configWarnings(config({ tier: "prod", cluster: { ipEndpoints: true } }))).toEqual([
       expect.stringContaining("authorizedNetworks is empty in prod"),
     ]);
     expect(configWarnings(config({ tier: "dev" }))).toEqual([]);

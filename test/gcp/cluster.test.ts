@@ -53,7 +53,8 @@ describe("Standard cluster", () => {
     });
     expect(at(cluster, "privateClusterConfig")).toMatchObject({
       enablePrivateNodes: true,
-      enablePrivateEndpoint: false,
+      // The IP endpoints are off; GKE reports the private endpoint as on then.
+      enablePrivateEndpoint: true,
       masterIpv4CidrBlock: "172.16.0.0/28",
     });
     expect(at(cluster, "workloadIdentityConfig")).toEqual({ workloadPool: "acme-test.svc.id.goog" });
@@ -293,7 +294,7 @@ describe("Platform stage 1", () => {
       kubeconfig: secretText,
       clusterName: "gke-test",
       clusterLocation: "europe-west1-b",
-      endpoint: placeholder("gke-test endpoint"),
+      endpoint: placeholder("gke-test DNS endpoint"),
       gatewayApiChannel: "CHANNEL_STANDARD",
       networkId: "projects/acme-test/global/networks/gke-test-vpc",
       subnetId: "projects/acme-test/regions/europe-west1/subnetworks/gke-test-vpc-nodes",
