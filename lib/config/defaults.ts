@@ -17,7 +17,13 @@ import type {
 export type NodePool = Required<Omit<z.infer<typeof nodePoolSchema>, "labels">> & {
   readonly labels: Record<string, string>;
 };
-export type Maintenance = Frozen<z.infer<typeof maintenanceSchema>>;
+type MaintenanceInput = z.infer<typeof maintenanceSchema>;
+/** A weekly maintenance window and its exclusions, each exclusion's scope set. */
+export type Maintenance = Frozen<
+  Omit<MaintenanceInput, "exclusions"> & {
+    exclusions: Required<NonNullable<MaintenanceInput["exclusions"]>[number]>[];
+  }
+>;
 
 /**
  * The GKE name of a node pool: its config name, and `-spot` for spot pools. Spot is the one pool setting
@@ -102,9 +108,11 @@ export interface PlatformConfig {
   readonly gcp: Section<"gcp">;
   readonly network: Filled<Section<"network">>;
   readonly cluster: Filled<
-    Omit<Cluster, "secretsEncryption" | "nodePools" | "autopilot" | "backups">,
+    Omit<Cluster, "secretsEncryption" | "nodePools" | "autopilot" | "backups" | "maintenance">,
     "existing"
   > & {
+    /** The weekly maintenance window; null for "any time". */
+    readonly maintenance: Maintenance | null;
     /** The Backup for GKE plan; null for none. */
     readonly backups: Filled<NonNullable<Cluster["backups"]>> | null;
     /** True when `location` is a region (control plane and nodes in three zones). */
@@ -160,7 +168,7 @@ const dailyBackups: BackupPlanSettings = {
 // GKE requires 48h of maintenance availability in any 32 days, in windows of at least 4h
 // (cloud.google.com/kubernetes-engine/docs/concepts/maintenance-windows-and-exclusions):
 // two 6h weekend windows give about 55h.
-const weekendWindow: Maintenance = { days: ["SA", "SU"], start: "02:00", hours: 6 };
+const weekendWindow: Maintenance = { days: ["SA", "SU"], start: "02:00", hours: 6, exclusions: [] };
 
 export const tierDefaults: Record<Tier, TierDefaults> = {
   dev: {
@@ -302,7 +310,17 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       },
       deletionProtection: c.deletionProtection ?? d.deletionProtection,
       protect: c.protect ?? d.protect,
-      maintenance: c.maintenance === undefined ? d.maintenance : c.maintenance,
+      maintenance:
+        c.maintenance === undefined
+          ? d.maintenance
+          : c.maintenance && {
+              ...c.maintenance,
+              exclusions: (c.maintenance.exclusions ?? []).map((e) => ({
+                ...e,
+                // GKE's own default scope; the usual reason for an exclusion is that nothing may change.
+                scope: e.scope ?? "NO_UPGRADES",
+              })),
+            },
       labels: { stack: labelValue(stack), "managed-by": "pulumi", ...c.labels, environment: input.tier },
       nodePools: (c.nodePools ?? [d.nodePool]).map((p: z.infer<typeof nodePoolSchema>) => ({
         ...p,

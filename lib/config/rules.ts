@@ -228,19 +228,7 @@ function clusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
     }
     names.add(pool.name);
   });
-  const m = c.maintenance;
-  if (m) {
-    // GKE: at least 48h of availability in any 32-day window, counting only windows of 4h or more.
-    const hoursPer32Days = m.hours >= 4 ? (m.days.length * m.hours * 32) / 7 : 0;
-    if (hoursPer32Days < 48) {
-      problems.push({
-        path: cfg("cluster.maintenance"),
-        problem: `gives ${Math.floor(hoursPer32Days)}h of maintenance in 32 days (${m.days.length} day(s) of ${m.hours}h); GKE rejects less than 48h, counting windows of 4h or more`,
-        allowed: "days x hours x 32/7 of at least 48, each window at least 4 hours",
-        fix: "add days or hours, e.g. days [SA, SU] with hours 6",
-      });
-    }
-  }
+  if (c.maintenance) problems.push(...maintenanceRules(c.maintenance));
   if (input.cluster?.managedPrometheus === false && config.monitoring.backend === "managed-prometheus") {
     problems.push({
       path: cfg("cluster.managedPrometheus"),
@@ -248,6 +236,79 @@ function clusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
       fix: "remove platform:cluster.managedPrometheus, or choose another monitoring.backend",
     });
   }
+  return problems;
+}
+
+const weekdayOrder = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"] as const;
+
+/**
+ * The fewest windows a weekly schedule has in any 32 consecutive days: 32 days are four weeks and four
+ * days, and the worst four days hold as few of the window's days as possible.
+ */
+export function fewestWindowsIn32Days(days: readonly (typeof weekdayOrder)[number][]): number {
+  const on = weekdayOrder.map((d) => days.includes(d));
+  let fewest = Number.POSITIVE_INFINITY;
+  for (let first = 0; first < 7; first++) {
+    let count = 0;
+    for (let day = 0; day < 32; day++) if (on[(first + day) % 7]) count++;
+    fewest = Math.min(fewest, count);
+  }
+  return fewest;
+}
+
+/** GKE refuses a maintenance policy it cannot keep; these are its rules, checked before `pulumi up`. */
+function maintenanceRules(m: NonNullable<PlatformConfig["cluster"]["maintenance"]>): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  // GKE: "at least 48 hours of availability in any 32-day rolling window", counting only windows of 4
+  // hours or more (cloud.google.com/kubernetes-engine/docs/concepts/maintenance-windows-and-exclusions).
+  const windows = fewestWindowsIn32Days(m.days);
+  const hours = m.hours >= 4 ? windows * m.hours : 0;
+  if (hours < 48) {
+    problems.push({
+      path: cfg("cluster.maintenance"),
+      problem:
+        m.hours < 4
+          ? `has windows of ${m.hours}h; GKE counts only windows of 4h or more, so it finds no maintenance time at all`
+          : `gives ${hours}h of maintenance in the worst 32 days (${windows} windows of ${m.hours}h: some 32 days hold only four of each weekday); GKE rejects less than 48h`,
+      allowed: "windows of at least 4h whose fewest occurrences in any 32 days add up to 48h or more",
+      fix: "add days or hours, e.g. days [SA, SU] with hours 6",
+    });
+  }
+  const names = new Set<string>();
+  m.exclusions.forEach((e, i) => {
+    const at = cfg(`cluster.maintenance.exclusions[${i}]`);
+    const start = Date.parse(e.start);
+    const end = Date.parse(e.end);
+    if (Number.isNaN(start) || Number.isNaN(end)) {
+      problems.push({
+        path: at,
+        problem: `${showValue(Number.isNaN(start) ? e.start : e.end)} is not a date`,
+        fix: "write a real UTC date and time, such as 2026-12-20T00:00:00Z",
+      });
+    } else if (end <= start) {
+      problems.push({
+        path: `${at}.end`,
+        problem: `${showValue(e.end)} is not after start ${showValue(e.start)}`,
+        fix: "set end after start",
+      });
+    } else if (e.scope === "NO_UPGRADES" && end - start > 30 * 86_400_000) {
+      // GKE: an exclusion of scope "No upgrades" lasts at most 30 days (same page).
+      problems.push({
+        path: `${at}.end`,
+        problem: `makes the NO_UPGRADES exclusion ${showValue(e.name)} ${Math.ceil((end - start) / 86_400_000)} days long; GKE allows at most 30`,
+        allowed: "NO_UPGRADES for up to 30 days; NO_MINOR_UPGRADES or NO_MINOR_OR_NODE_UPGRADES for longer",
+        fix: "end it within 30 days of start, or hold back only minor upgrades with scope NO_MINOR_UPGRADES",
+      });
+    }
+    if (names.has(e.name)) {
+      problems.push({
+        path: `${at}.name`,
+        problem: `${showValue(e.name)} names two exclusions`,
+        fix: "give each exclusion its own name",
+      });
+    }
+    names.add(e.name);
+  });
   return problems;
 }
 

@@ -127,6 +127,12 @@ export const nodePoolSchema = z.strictObject({
   protect: z.boolean().optional(),
 });
 
+export const maintenanceScopes = ["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"] as const;
+
+const utcTimestamp = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/, "a UTC time in RFC 3339 such as 2026-12-20T00:00:00Z");
+
 export const maintenanceSchema = z.strictObject({
   /** Days of the weekly window. */
   days: z.array(z.enum(weekdays)).min(1),
@@ -134,6 +140,25 @@ export const maintenanceSchema = z.strictObject({
   start: z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, "a UTC time HH:MM such as 02:00"),
   /** Length of each window in hours. */
   hours: z.int().min(1).max(24),
+  /**
+   * Periods when GKE must not upgrade automatically (a release freeze, a sale). GKE allows up to 20.
+   * @default none
+   */
+  exclusions: z
+    .array(
+      z.strictObject({
+        /** Names the exclusion in GKE. */
+        name: resourceName,
+        /** UTC, RFC 3339. */
+        start: utcTimestamp,
+        /** UTC, RFC 3339; at most 30 days after start for NO_UPGRADES. */
+        end: utcTimestamp,
+        /** What is held back. @default NO_UPGRADES (nothing changes) */
+        scope: z.enum(maintenanceScopes).optional(),
+      }),
+    )
+    .max(20)
+    .optional(),
 });
 
 export const existingClusterSchema = z.strictObject({

@@ -444,8 +444,10 @@ export function backupPlanArgs(
   };
 }
 
-/** A weekly recurring window in RFC 3339 and RRULE form, as GKE expects. */
-export function maintenancePolicy(m: Maintenance): gcp.types.input.container.ClusterMaintenancePolicy {
+/** A weekly recurring window in RFC 3339 and RRULE form, as GKE expects, and its exclusions. */
+export function maintenancePolicy(
+  m: Omit<Maintenance, "exclusions"> & Partial<Pick<Maintenance, "exclusions">>,
+): gcp.types.input.container.ClusterMaintenancePolicy {
   const [hour, minute] = m.start.split(":").map(Number);
   // Any past date works as the anchor; the RRULE decides the days.
   const start = new Date(Date.UTC(2024, 0, 1, hour, minute));
@@ -457,5 +459,14 @@ export function maintenancePolicy(m: Maintenance): gcp.types.input.container.Clu
       endTime: rfc3339(end),
       recurrence: `FREQ=WEEKLY;BYDAY=${m.days.join(",")}`,
     },
+    maintenanceExclusions:
+      m.exclusions && m.exclusions.length > 0
+        ? m.exclusions.map((e) => ({
+            exclusionName: e.name,
+            startTime: e.start,
+            endTime: e.end,
+            exclusionOptions: { scope: e.scope },
+          }))
+        : undefined,
   };
 }

@@ -102,7 +102,7 @@ describe("tier defaults", () => {
     expect(c.regional).toBe(true);
     expect([c.deletionProtection, c.protect, c.backupAgent]).toEqual([true, true, true]);
     expect(c.releaseChannel).toBe("STABLE");
-    expect(c.maintenance).toEqual({ days: ["SA", "SU"], start: "02:00", hours: 6 });
+    expect(c.maintenance).toEqual({ days: ["SA", "SU"], start: "02:00", hours: 6, exclusions: [] });
   });
 
   test("every tier: Gateway API standard channel, private nodes, secrets encryption", () => {
