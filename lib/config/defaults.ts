@@ -46,6 +46,8 @@ export interface AppExposure {
   readonly healthCheckPath: string;
   readonly stripPrefix: boolean;
   readonly methods?: readonly (typeof httpMethods)[number][];
+  /** A Cloud Armor security policy name, on Google's load balancers. */
+  readonly securityPolicy?: string;
 }
 
 type RouteInput = z.infer<typeof meshRouteSchema>;
@@ -126,7 +128,8 @@ export interface PlatformConfig {
     /** Absent revisions: one istiod without a revision. */
     readonly istio: Filled<NonNullable<Mesh["istio"]>, "revisions" | "defaultRevision">;
   };
-  readonly ingress: Filled<Omit<Ingress, "tls" | "acme">> & {
+  readonly ingress: Filled<Omit<Ingress, "tls" | "acme" | "requestLogging">> & {
+    readonly requestLogging: Filled<NonNullable<Ingress["requestLogging"]>>;
     readonly tls: Filled<NonNullable<Ingress["tls"]>>;
     readonly acme?: Filled<NonNullable<Ingress["acme"]>>;
   };
@@ -377,6 +380,14 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       minTlsVersion: input.ingress?.minTlsVersion ?? "TLS_1_2",
       // Long enough for in-flight requests to finish when a pod stops being ready during a rollout.
       drainingTimeoutSeconds: input.ingress?.drainingTimeoutSeconds ?? 30,
+      requestLogging: {
+        // Prod's requests are answerable after an incident (and Cloud Armor's decisions visible); every
+        // request by default: lower sampleRate for high-traffic services.
+        enabled: input.ingress?.requestLogging?.enabled ?? input.tier === "prod",
+        sampleRate: input.ingress?.requestLogging?.sampleRate ?? 1,
+      },
+      // Only changes of a backend's health are logged: why it left the load balancer, at little cost.
+      healthCheckLogging: input.ingress?.healthCheckLogging ?? true,
       acme: input.ingress?.acme
         ? {
             email: input.ingress.acme.email,
@@ -416,6 +427,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
             healthCheckPath: a.expose.healthCheckPath ?? "/",
             stripPrefix: a.expose.stripPrefix ?? false,
             methods: a.expose.methods,
+            securityPolicy: a.expose.securityPolicy,
           }
         : undefined,
       mesh: {

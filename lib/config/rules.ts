@@ -1,4 +1,4 @@
-import { nodePoolName, type AppExposure, type PlatformConfig } from "./defaults";
+import { nodePoolName, type AppExposure, type ExposurePath, type PlatformConfig } from "./defaults";
 import type { ConfigProblem } from "./errors";
 import { showValue } from "./errors";
 import type { EnvironmentInput } from "./schema";
@@ -18,6 +18,7 @@ export function checkRules(input: EnvironmentInput, config: PlatformConfig): Con
     ...clusterRules(input, config),
     ...networkRules(config),
     ...ingressRules(input, config),
+    ...loadBalancerRules(input, config),
     ...crdRules(input, config),
     ...appRules(config),
   ];
@@ -548,6 +549,51 @@ function ingressRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
       fix: 'remove platform:ingress.gatewayClass, or set platform:ingress.kind to "gke-gateway"',
     });
   }
+  return problems;
+}
+
+/** Logging and Cloud Armor are settings of Google's load balancers: set where none is, they would do nothing. */
+function loadBalancerRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const uses = (via: ExposurePath) =>
+    config.ingress.kind === via || config.apps.some((a) => a.expose?.via.includes(via));
+  const logging = input.ingress?.requestLogging;
+  if (logging?.sampleRate !== undefined && !config.ingress.requestLogging.enabled) {
+    problems.push({
+      path: cfg("ingress.requestLogging.sampleRate"),
+      problem: "is set, but request logging is off, so nothing is sampled",
+      fix: "set platform:ingress.requestLogging.enabled to true, or remove the sampleRate",
+    });
+  }
+  if (logging !== undefined && !uses("gke-gateway") && !uses("gce-ingress")) {
+    problems.push({
+      path: cfg("ingress.requestLogging"),
+      problem: `is set, but nothing is exposed through a Google load balancer (GKE Gateway or GCE Ingress); ingress.kind is "${config.ingress.kind}"`,
+      fix: "remove platform:ingress.requestLogging (in-cluster controllers log requests themselves)",
+    });
+  }
+  if (input.ingress?.healthCheckLogging !== undefined && !uses("gke-gateway")) {
+    problems.push({
+      path: cfg("ingress.healthCheckLogging"),
+      problem: "is set, but nothing is exposed through GKE Gateway, whose health checks it logs",
+      fix: "remove platform:ingress.healthCheckLogging",
+    });
+  }
+  config.apps.forEach((a, i) => {
+    const via = a.expose?.via ?? [];
+    if (
+      a.expose?.securityPolicy !== undefined &&
+      !via.includes("gke-gateway") &&
+      !via.includes("gce-ingress")
+    ) {
+      problems.push({
+        path: cfg(`apps[${i}].expose.securityPolicy`),
+        problem: `is set, but ${a.name} is exposed through ${via.join(", ") || "nothing"}; Cloud Armor sits in front of Google's load balancers only`,
+        allowed: 'expose.via including "gke-gateway" or "gce-ingress"',
+        fix: `expose the app through gke-gateway, or remove platform:apps[${i}].expose.securityPolicy`,
+      });
+    }
+  });
   return problems;
 }
 

@@ -410,6 +410,17 @@ export const ingressSchema = z.strictObject({
   minTlsVersion: z.enum(["TLS_1_2", "TLS_1_3"]).optional(),
   /** Seconds a backend that left the load balancer keeps finishing in-flight requests. @default 30 */
   drainingTimeoutSeconds: z.int().min(0).max(3600).optional(),
+  /** Request logs of Google's load balancers (GKE Gateway, GCE Ingress) in Cloud Logging. */
+  requestLogging: z
+    .strictObject({
+      /** @default true in prod */
+      enabled: z.boolean().optional(),
+      /** Share of requests logged, 0 to 1. @default 1 */
+      sampleRate: z.number().min(0).max(1).optional(),
+    })
+    .optional(),
+  /** Health-check logs of GKE Gateway backends (only changes of health are logged). @default true */
+  healthCheckLogging: z.boolean().optional(),
   /** Let's Encrypt certificates for Traefik and ingress-nginx, through cert-manager. */
   acme: z
     .strictObject({
@@ -582,6 +593,14 @@ export const appSchema = z.strictObject({
       stripPrefix: z.boolean().optional(),
       /** Only these methods are routed. @default all */
       methods: z.array(z.enum(httpMethods)).min(1).optional(),
+      /**
+       * A Cloud Armor security policy (its name) in front of the app on Google's load balancers: a global
+       * policy for global Gateway classes and GCE Ingress, a regional one for regional classes. @default none
+       */
+      securityPolicy: z
+        .string()
+        .regex(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/, "a Cloud Armor security policy name such as shop-waf")
+        .optional(),
     })
     .optional(),
   /** East-west traffic policy in the mesh: routes and authorization (docs/mesh-policy.md). */
