@@ -297,7 +297,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       // IP endpoints only where the config uses them (an allow-list or the private endpoint): off, nothing
       // reaches the control plane by address (Fabric's `ip_access` is off unless set).
       ipEndpoints: c.ipEndpoints ?? ((c.authorizedNetworks ?? []).length > 0 || c.privateEndpoint === true),
-      // Dataplane V2 enforces NetworkPolicy in eBPF without Calico; whether it is the default beside the mesh is schema.ts meshDefaults.
+      // Dataplane V2 enforces NetworkPolicy in eBPF without Calico (both anchors' default); whether it is the default beside the mesh is schema.ts meshDefaults.
       dataplaneV2: c.dataplaneV2 ?? (mode === "autopilot" || meshDefaults[meshKind].dataplaneV2),
       managedPrometheus: c.managedPrometheus ?? backend === "managed-prometheus",
       // Caches DNS on each node: fewer kube-dns timeouts under mesh-heavy lookup load.

@@ -27,9 +27,10 @@ export const meshDefaults: {
     readonly dataplaneV2: boolean;
   };
 } = {
-  // Off with Linkerd: Cilium's socket-level load balancing can hand the proxy pod IPs instead of
-  // Service IPs (linkerd/website#1615, cilium#16583).
-  linkerd: { redirectsTraffic: true, dataplaneV2: false },
+  // On with Linkerd too: its one Cilium caveat, socket-level load balancing in pod namespaces (linkerd/website
+  // linkerd.io/content/2-edge/reference/cluster-configuration.md "Cilium"), breaks Istio sidecars alike
+  // (cilium/cilium#16583); GKE runs those on Dataplane V2 and Autopilot, using Google's pod-namespace bypass (cilium/cilium#17154).
+  linkerd: { redirectsTraffic: true, dataplaneV2: true },
   istio: { redirectsTraffic: true, dataplaneV2: true },
   none: { redirectsTraffic: false, dataplaneV2: true },
 };
@@ -205,7 +206,10 @@ export const clusterSchema = z.strictObject({
    * privateEndpoint is set, false otherwise
    */
   ipEndpoints: z.boolean().optional(),
-  /** Dataplane V2 (eBPF, network policy enforcement). @default true, except with Linkerd on Standard */
+  /**
+   * Dataplane V2 (eBPF, network policy enforcement). Chosen when the cluster is created: GKE cannot
+   * change it, so later changes are ignored. @default true
+   */
   dataplaneV2: z.boolean().optional(),
   /** Managed Service for Prometheus collection. @default true when monitoring.backend is managed-prometheus */
   managedPrometheus: z.boolean().optional(),

@@ -176,9 +176,7 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
       protect: c.protect,
       // GKE checks the key's IAM on create; without the binding first, creation fails.
       dependsOn: [...apis, ...(key?.bindings ?? [])],
-      // The default pool's nodeConfig is only used for the pool GKE removes at once; its later drift
-      // must not replace the cluster (terraform-google-kubernetes-engine safer-cluster does the same).
-      ignoreChanges: c.mode === "standard" ? ["nodeConfig"] : [],
+      ignoreChanges: c.mode === "standard" ? standardIgnoredChanges : [],
     });
 
     const pools =
@@ -244,6 +242,20 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
     });
   }
 }
+
+/**
+ * What a Standard cluster keeps from its creation. The default pool's nodeConfig is only used for the
+ * pool GKE removes at once; its later drift must not replace the cluster (safer-cluster's
+ * beta-private-cluster/cluster.tf and Fabric's gke-cluster-standard/main.tf ignore it too). GKE sets the
+ * datapath only at creation (a change recreates the cluster), so a cluster made with the legacy datapath
+ * and Calico keeps both when the default becomes Dataplane V2.
+ */
+export const standardIgnoredChanges = [
+  "nodeConfig",
+  "datapathProvider",
+  "networkPolicy",
+  "addonsConfig.networkPolicyConfig",
+];
 
 /** Arguments both modes share: the security posture and the GKE features the platform relies on. */
 function commonClusterArgs(config: GkeClusterConfig, deps: ClusterDependencies): gcp.container.ClusterArgs {

@@ -129,8 +129,8 @@ describe("tier defaults", () => {
     ).toBe(false);
   });
 
-  test("Dataplane V2 is on except with Linkerd on Standard", () => {
-    expect(config({ mesh: { kind: "linkerd" } }).cluster.dataplaneV2).toBe(false);
+  test("Dataplane V2 is on with every mesh", () => {
+    expect(config({ mesh: { kind: "linkerd" } }).cluster.dataplaneV2).toBe(true);
     expect(config({ mesh: { kind: "istio" } }).cluster.dataplaneV2).toBe(true);
     expect(config({ cluster: { mode: "autopilot" }, mesh: { kind: "linkerd" } }).cluster.dataplaneV2).toBe(
       true,
