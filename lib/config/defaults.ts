@@ -337,6 +337,9 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       imageRepositories: c.imageRepositories ?? [],
       // A fresh project has only a few APIs on; enabling one that is on is a no-op.
       enableApis: c.enableApis ?? mode !== "existing",
+      // Off: an unreachable cluster is usually a network problem, and forgetting its objects would make
+      // the next `pulumi up` create them again over the existing ones.
+      deleteUnreachable: c.deleteUnreachable ?? false,
       autopilot: {
         // A sidecar mesh without its CNI plugin needs NET_ADMIN in its init container; Autopilot denies it unless allowed.
         allowNetAdmin:

@@ -294,6 +294,12 @@ export const clusterSchema = z.strictObject({
    * `pulumi up`. @default true
    */
   enableApis: z.boolean().optional(),
+  /**
+   * Let the Kubernetes provider drop from Pulumi state the objects of a cluster it cannot reach, e.g.
+   * one deleted or recreated outside Pulumi (docs/gke.md); turn it on for that one `pulumi refresh`.
+   * @default false
+   */
+  deleteUnreachable: z.boolean().optional(),
   /** Autopilot settings. */
   autopilot: z
     .strictObject({

@@ -225,7 +225,7 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
     this.apis = apis;
     this.provider = createKubernetesProvider(
       `${name}-k8s`,
-      { kubeconfig: this.kubeconfig, clusterIdentifier: cluster.id },
+      { kubeconfig: this.kubeconfig, clusterIdentifier: cluster.id, deleteUnreachable: c.deleteUnreachable },
       // In-cluster resources wait for nodes to schedule on, not just for the control plane.
       { parent: this, dependsOn: pools },
     );

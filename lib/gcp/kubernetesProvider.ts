@@ -74,6 +74,11 @@ export interface KubernetesProviderArgs {
   readonly clusterIdentifier: pulumi.Input<string>;
   /** kubeconfig context. @default the kubeconfig's current-context */
   readonly context?: pulumi.Input<string>;
+  /**
+   * Drop from state the objects of a cluster that cannot be reached (deleted or recreated outside Pulumi).
+   * @default false (or the environment's PULUMI_K8S_DELETE_UNREACHABLE)
+   */
+  readonly deleteUnreachable?: boolean;
 }
 
 /** The Kubernetes provider every in-cluster resource of the platform uses. */
@@ -91,6 +96,8 @@ export function createKubernetesProvider(
       // Server-side apply: field ownership is tracked by the API server, so controllers (GKE's NEG
       // controller, cert-manager's cainjector) and the platform can share objects without fighting.
       enableServerSideApply: true,
+      // Unset unless on, so the provider's PULUMI_K8S_DELETE_UNREACHABLE still works for a one-off refresh.
+      deleteUnreachable: args.deleteUnreachable === true ? true : undefined,
     },
     opts,
   );

@@ -80,6 +80,7 @@ export class Platform extends pulumi.ComponentResource {
               project: config.gcp.project,
               existing: config.cluster.existing,
               gatewayApi: config.cluster.gatewayApi,
+              deleteUnreachable: config.cluster.deleteUnreachable,
             },
             { parent: this },
           )
