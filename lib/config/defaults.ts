@@ -150,6 +150,7 @@ interface TierDefaults {
   readonly nodePool: Omit<NodePool, "protect">;
   readonly backupAgent: boolean;
   readonly backups: BackupPlanSettings | null;
+  readonly binaryAuthorization: "enforce" | "disabled";
   readonly deletionProtection: boolean;
   readonly protect: boolean;
   readonly maintenance: Maintenance | null;
@@ -192,6 +193,8 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
     // Nothing in dev is worth restoring.
     backupAgent: false,
     backups: null,
+    // Dev runs images from wherever a developer builds them.
+    binaryAuthorization: "disabled",
     // Dev is rebuilt freely.
     deletionProtection: false,
     protect: false,
@@ -216,6 +219,8 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
     // Backups on, so restores are rehearsed before prod needs one; a week of them is enough to rehearse.
     backupAgent: true,
     backups: dailyBackups,
+    // As prod, so an image the policy refuses is refused here first.
+    binaryAuthorization: "enforce",
     // Staging may be recreated from code; prod may not.
     deletionProtection: false,
     protect: false,
@@ -240,6 +245,8 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
     backupAgent: true,
     // A month of daily backups; none can be deleted in its first week, by mistake or by an attacker.
     backups: { ...dailyBackups, retainDays: 30, deleteLockDays: 7 },
+    // Only images the project's policy allows run in prod (safer-cluster enforces it always).
+    binaryAuthorization: "enforce",
     // Losing prod by a stray `pulumi destroy` or console click is not recoverable.
     deletionProtection: true,
     protect: true,
@@ -337,6 +344,11 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       imageRepositories: c.imageRepositories ?? [],
       // A fresh project has only a few APIs on; enabling one that is on is a no-op.
       enableApis: c.enableApis ?? mode !== "existing",
+      // Free, and costs per namespace and label are what a platform's tenants are charged by.
+      costAllocation: c.costAllocation ?? true,
+      // Free workload configuration auditing in the console (the Container Security API).
+      securityPosture: c.securityPosture ?? "basic",
+      binaryAuthorization: c.binaryAuthorization ?? d.binaryAuthorization,
       // Off: an unreachable cluster is usually a network problem, and forgetting its objects would make
       // the next `pulumi up` create them again over the existing ones.
       deleteUnreachable: c.deleteUnreachable ?? false,

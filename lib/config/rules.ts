@@ -90,6 +90,9 @@ const clusterShapingKeys = [
   "nodeServiceAccountRoles",
   "imageRepositories",
   "enableApis",
+  "costAllocation",
+  "securityPosture",
+  "binaryAuthorization",
 ] as const;
 
 function existingClusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {

@@ -294,6 +294,15 @@ export const clusterSchema = z.strictObject({
    * `pulumi up`. @default true
    */
   enableApis: z.boolean().optional(),
+  /** GKE cost allocation: namespace and label costs in the billing export. @default true */
+  costAllocation: z.boolean().optional(),
+  /** GKE security posture: workload configuration auditing (basic) in the console. @default basic */
+  securityPosture: z.enum(["basic", "disabled"]).optional(),
+  /**
+   * Binary Authorization: `enforce` admits only images the project's policy allows (its default policy
+   * allows all, until the security team narrows it). @default enforce in staging and prod, disabled in dev
+   */
+  binaryAuthorization: z.enum(["enforce", "disabled"]).optional(),
   /**
    * Let the Kubernetes provider drop from Pulumi state the objects of a cluster it cannot reach, e.g.
    * one deleted or recreated outside Pulumi (docs/gke.md); turn it on for that one `pulumi refresh`.

@@ -309,6 +309,16 @@ function commonClusterArgs(config: GkeClusterConfig, deps: ClusterDependencies):
     maintenancePolicy: c.maintenance ? maintenancePolicy(c.maintenance) : undefined,
     resourceLabels: c.labels,
     deletionProtection: c.deletionProtection,
+    // Costs per namespace and label in the billing export (Fabric's cost_management default).
+    costManagementConfig: { enabled: c.costAllocation },
+    securityPostureConfig: {
+      mode: c.securityPosture === "basic" ? "BASIC" : "DISABLED",
+      // Both scanning tiers are retired (cloud.google.com/kubernetes-engine/docs/deprecations/posture-management-deprecation).
+      vulnerabilityMode: "VULNERABILITY_DISABLED",
+    },
+    binaryAuthorization: {
+      evaluationMode: c.binaryAuthorization === "enforce" ? "PROJECT_SINGLETON_POLICY_ENFORCE" : "DISABLED",
+    },
   };
 }
 

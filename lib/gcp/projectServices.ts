@@ -93,6 +93,8 @@ export function clusterApis(c: ClusterSettings): string[] {
     "iam.googleapis.com",
     ...(c.secretsEncryption.enabled ? ["cloudkms.googleapis.com"] : []),
     ...(c.backupAgent ? ["gkebackup.googleapis.com"] : []),
+    ...(c.binaryAuthorization === "enforce" ? ["binaryauthorization.googleapis.com"] : []),
+    ...(c.securityPosture === "basic" ? ["containersecurity.googleapis.com"] : []),
     ...(c.imageRepositories.length > 0 ? ["artifactregistry.googleapis.com"] : []),
   ];
 }

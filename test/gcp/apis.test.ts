@@ -20,6 +20,7 @@ describe("a fresh project", () => {
         "cloudresourcemanager.googleapis.com",
         "compute.googleapis.com",
         "container.googleapis.com",
+        "containersecurity.googleapis.com",
         "iam.googleapis.com",
       ].map((service) => ({
         project: "acme-test",

@@ -80,12 +80,20 @@ const withBackups = (stack: string, apis: readonly string[]): string[] => [
   `${SERVICE_IDENTITY}::gke-${stack}-apis-gkebackup-agent`,
   `${BACKUP_PLAN}::gke-${stack}-backups`,
 ];
-const baseApis = ["certificatemanager", "cloudkms", "cloudresourcemanager", "compute", "container", "iam"];
+const baseApis = [
+  "certificatemanager",
+  "cloudkms",
+  "cloudresourcemanager",
+  "compute",
+  "container",
+  "containersecurity",
+  "iam",
+];
 
 describe.each([
   ["dev", leftBehind("dev", baseApis)],
-  ["staging", withBackups("staging", baseApis)],
-  ["prod", withBackups("prod", baseApis)],
+  ["staging", withBackups("staging", [...baseApis, "binaryauthorization"])],
+  ["prod", withBackups("prod", [...baseApis, "binaryauthorization"])],
 ])("stacks/%s", (stack, expected) => {
   test("every resource left behind by a destroy is listed", async () => {
     const result = await renderOf(stack);
