@@ -93,7 +93,8 @@ const baseApis = [
 describe.each([
   ["dev", leftBehind("dev", baseApis)],
   ["staging", withBackups("staging", [...baseApis, "binaryauthorization"])],
-  ["prod", withBackups("prod", [...baseApis, "binaryauthorization"])],
+  // Prod names the repositories its nodes pull from, whose IAM is Artifact Registry's.
+  ["prod", withBackups("prod", [...baseApis, "artifactregistry", "binaryauthorization"])],
 ])("stacks/%s", (stack, expected) => {
   test("every resource left behind by a destroy is listed", async () => {
     const result = await renderOf(stack);
