@@ -34,6 +34,7 @@ describe("a fresh project", () => {
   test("every GCP resource waits for every API, so the first `pulumi up` never races them", async () => {
     const result = await renderPlatform({ apps: [shop], ingress: { kind: "gke-gateway" } });
     const apis = ofType(result, SERVICE).map((s) => s.key);
+    expect(apis).toHaveLength(7);
     const users = result.resources.filter(
       (r) => r.custom && r.type.startsWith("gcp:") && r.type !== SERVICE && r.type !== SERVICE_IDENTITY,
     );

@@ -1,3 +1,4 @@
+import { nodePoolOptions } from "../../lib/gcp";
 import { at, one } from "../helpers";
 import { NODE_POOL, planProblems, renderCluster } from "./gke";
 
@@ -11,6 +12,8 @@ describe("node pools", () => {
   });
 
   test("a replacement creates the new pool beside the old one, never deleting first", async () => {
+    // Explicitly false: unset, the provider deletes a resource with a fixed name before replacing it.
+    expect(nodePoolOptions({ protect: false })).toMatchObject({ deleteBeforeReplace: false });
     const p = one(await renderCluster({}), NODE_POOL);
     expect(p.options.deleteBeforeReplace).toBe(false);
   });
