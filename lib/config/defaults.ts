@@ -341,6 +341,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
         protect: p.protect ?? c.protect ?? d.protect,
       })),
       nodeServiceAccountRoles: c.nodeServiceAccountRoles ?? [],
+      // None named: nodes read every repository of the project, where each tier's images live.
       imageRepositories: c.imageRepositories ?? [],
       // A fresh project has only a few APIs on; enabling one that is on is a no-op.
       enableApis: c.enableApis ?? mode !== "existing",

@@ -291,7 +291,7 @@ export const clusterSchema = z.strictObject({
   /**
    * Enable the Google Cloud APIs the cluster and its load balancers use (never disabled on destroy), and
    * create GKE's service agent, before anything that needs them: a fresh project works on the first
-   * `pulumi up`. @default true
+   * `pulumi up`. @default true for the clusters the platform creates
    */
   enableApis: z.boolean().optional(),
   /** GKE cost allocation: namespace and label costs in the billing export. @default true */
