@@ -17,7 +17,24 @@ import type {
 export type NodePool = Required<Omit<z.infer<typeof nodePoolSchema>, "labels">> & {
   readonly labels: Record<string, string>;
 };
-export type Maintenance = Frozen<z.infer<typeof maintenanceSchema>>;
+type MaintenanceInput = z.infer<typeof maintenanceSchema>;
+/** A weekly maintenance window and its exclusions, each exclusion's scope set. */
+export type Maintenance = Frozen<
+  Omit<MaintenanceInput, "exclusions"> & {
+    exclusions: Required<NonNullable<MaintenanceInput["exclusions"]>[number]>[];
+  }
+>;
+
+/**
+ * The GKE name of a node pool: its config name, and `-spot` for spot pools. Spot is the one pool setting
+ * in the config that GKE cannot change in place (terraform-google-kubernetes-engine
+ * modules/beta-private-cluster-update-variant/cluster.tf `force_node_pool_recreation_resources`; machine
+ * type, disk and labels update in place), so changing it changes the name, and the new pool is created
+ * beside the old one before the old one is drained and deleted.
+ */
+export function nodePoolName(pool: Pick<NodePool, "name" | "spot">): string {
+  return pool.spot ? `${pool.name}-spot` : pool.name;
+}
 export type ExistingClusterRef = z.infer<typeof existingClusterSchema>;
 export type ExposurePath = (typeof exposurePaths)[number];
 
@@ -29,6 +46,8 @@ export interface AppExposure {
   readonly healthCheckPath: string;
   readonly stripPrefix: boolean;
   readonly methods?: readonly (typeof httpMethods)[number][];
+  /** A Cloud Armor security policy name, on Google's load balancers. */
+  readonly securityPolicy?: string;
 }
 
 type RouteInput = z.infer<typeof meshRouteSchema>;
@@ -90,10 +109,18 @@ export interface PlatformConfig {
   readonly tier: Tier;
   readonly gcp: Section<"gcp">;
   readonly network: Filled<Section<"network">>;
-  readonly cluster: Filled<Omit<Cluster, "secretsEncryption" | "nodePools" | "autopilot">, "existing"> & {
+  readonly cluster: Filled<
+    Omit<Cluster, "secretsEncryption" | "nodePools" | "autopilot" | "backups" | "maintenance">,
+    "existing"
+  > & {
+    /** The weekly maintenance window; null for "any time". */
+    readonly maintenance: Maintenance | null;
+    /** The Backup for GKE plan; null for none. */
+    readonly backups: Filled<NonNullable<Cluster["backups"]>> | null;
     /** True when `location` is a region (control plane and nodes in three zones). */
     readonly regional: boolean;
-    readonly secretsEncryption: Filled<NonNullable<Cluster["secretsEncryption"]>>;
+    /** Absent `key`: the platform creates the key ring and key. */
+    readonly secretsEncryption: Filled<NonNullable<Cluster["secretsEncryption"]>, "key">;
     readonly nodePools: readonly NodePool[];
     readonly autopilot: Filled<NonNullable<Cluster["autopilot"]>>;
   };
@@ -101,7 +128,8 @@ export interface PlatformConfig {
     /** Absent revisions: one istiod without a revision. */
     readonly istio: Filled<NonNullable<Mesh["istio"]>, "revisions" | "defaultRevision">;
   };
-  readonly ingress: Filled<Omit<Ingress, "tls" | "acme">> & {
+  readonly ingress: Filled<Omit<Ingress, "tls" | "acme" | "requestLogging">> & {
+    readonly requestLogging: Filled<NonNullable<Ingress["requestLogging"]>>;
     readonly tls: Filled<NonNullable<Ingress["tls"]>>;
     readonly acme?: Filled<NonNullable<Ingress["acme"]>>;
   };
@@ -119,18 +147,32 @@ export interface PlatformConfig {
 interface TierDefaults {
   readonly zonal: boolean;
   readonly releaseChannel: (typeof releaseChannels)[number];
-  readonly nodePool: NodePool;
+  readonly nodePool: Omit<NodePool, "protect">;
   readonly backupAgent: boolean;
+  readonly backups: BackupPlanSettings | null;
+  readonly binaryAuthorization: "enforce" | "disabled";
   readonly deletionProtection: boolean;
   readonly protect: boolean;
   readonly maintenance: Maintenance | null;
   readonly replicas: number;
 }
 
+type BackupPlanSettings = Filled<NonNullable<Section<"cluster">["backups"]>>;
+
+// Daily at 22:00 UTC: outside European business hours and clear of the weekend maintenance window.
+// Secrets and volume data included: a restore without them brings back objects that cannot run.
+const dailyBackups: BackupPlanSettings = {
+  schedule: "0 22 * * *",
+  retainDays: 7,
+  deleteLockDays: 0,
+  includeSecrets: true,
+  includeVolumeData: true,
+};
+
 // GKE requires 48h of maintenance availability in any 32 days, in windows of at least 4h
 // (cloud.google.com/kubernetes-engine/docs/concepts/maintenance-windows-and-exclusions):
 // two 6h weekend windows give about 55h.
-const weekendWindow: Maintenance = { days: ["SA", "SU"], start: "02:00", hours: 6 };
+const weekendWindow: Maintenance = { days: ["SA", "SU"], start: "02:00", hours: 6, exclusions: [] };
 
 export const tierDefaults: Record<Tier, TierDefaults> = {
   dev: {
@@ -150,6 +192,9 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
     },
     // Nothing in dev is worth restoring.
     backupAgent: false,
+    backups: null,
+    // Dev runs images from wherever a developer builds them.
+    binaryAuthorization: "disabled",
     // Dev is rebuilt freely.
     deletionProtection: false,
     protect: false,
@@ -171,8 +216,11 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
       diskSizeGb: 100,
       labels: {},
     },
-    // Backups on, so restores are rehearsed before prod needs one.
+    // Backups on, so restores are rehearsed before prod needs one; a week of them is enough to rehearse.
     backupAgent: true,
+    backups: dailyBackups,
+    // As prod, so an image the policy refuses is refused here first.
+    binaryAuthorization: "enforce",
     // Staging may be recreated from code; prod may not.
     deletionProtection: false,
     protect: false,
@@ -195,6 +243,10 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
       labels: {},
     },
     backupAgent: true,
+    // A month of daily backups; none can be deleted in its first week, by mistake or by an attacker.
+    backups: { ...dailyBackups, retainDays: 30, deleteLockDays: 7 },
+    // Only images the project's policy allows run in prod (safer-cluster enforces it always).
+    binaryAuthorization: "enforce",
     // Losing prod by a stray `pulumi destroy` or console click is not recoverable.
     deletionProtection: true,
     protect: true,
@@ -246,28 +298,61 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       // A public endpoint (IAM-authenticated) lets `pulumi up` run from CI without a bastion.
       privateEndpoint: c.privateEndpoint ?? false,
       authorizedNetworks: c.authorizedNetworks ?? [],
-      // Dataplane V2 enforces NetworkPolicy in eBPF without Calico; whether it is the default beside the mesh is schema.ts meshDefaults.
+      // The DNS endpoint needs no IP allow-list to be safe: IAM authorizes every request, from CI anywhere
+      // (cloud-foundation-fabric modules/gke-cluster-standard/variables.tf `dns_access`, on by default).
+      dnsEndpoint: c.dnsEndpoint ?? true,
+      // IP endpoints only where the config uses them (an allow-list or the private endpoint): off, nothing
+      // reaches the control plane by address (Fabric's `ip_access` is off unless set).
+      ipEndpoints: c.ipEndpoints ?? ((c.authorizedNetworks ?? []).length > 0 || c.privateEndpoint === true),
+      // Dataplane V2 enforces NetworkPolicy in eBPF without Calico (both anchors' default); whether it is the default beside the mesh is schema.ts meshDefaults.
       dataplaneV2: c.dataplaneV2 ?? (mode === "autopilot" || meshDefaults[meshKind].dataplaneV2),
       managedPrometheus: c.managedPrometheus ?? backend === "managed-prometheus",
       // Caches DNS on each node: fewer kube-dns timeouts under mesh-heavy lookup load.
       nodeLocalDns: c.nodeLocalDns ?? true,
-      backupAgent: c.backupAgent ?? d.backupAgent,
+      // A backup plan needs the agent, so asking for one turns the agent on.
+      backupAgent: c.backupAgent ?? (c.backups ? true : d.backupAgent),
+      backups: backupPlan(c, d),
       // Secrets in etcd encrypted with a key the project controls (CIS GKE 5.3.1); 90-day rotation (CIS Google Cloud 1.10).
       secretsEncryption: {
         enabled: c.secretsEncryption?.enabled ?? true,
         rotationDays: c.secretsEncryption?.rotationDays ?? 90,
+        key: c.secretsEncryption?.key,
       },
       deletionProtection: c.deletionProtection ?? d.deletionProtection,
       protect: c.protect ?? d.protect,
-      maintenance: c.maintenance === undefined ? d.maintenance : c.maintenance,
+      maintenance:
+        c.maintenance === undefined
+          ? d.maintenance
+          : c.maintenance && {
+              ...c.maintenance,
+              exclusions: (c.maintenance.exclusions ?? []).map((e) => ({
+                ...e,
+                // GKE's own default scope; the usual reason for an exclusion is that nothing may change.
+                scope: e.scope ?? "NO_UPGRADES",
+              })),
+            },
       labels: { stack: labelValue(stack), "managed-by": "pulumi", ...c.labels, environment: input.tier },
-      nodePools: (c.nodePools ?? [d.nodePool]).map((p) => ({
+      nodePools: (c.nodePools ?? [d.nodePool]).map((p: z.infer<typeof nodePoolSchema>) => ({
         ...p,
         spot: p.spot ?? d.nodePool.spot,
         diskSizeGb: p.diskSizeGb ?? d.nodePool.diskSizeGb,
         labels: p.labels ?? {},
+        // A pool is as protected as its cluster unless the config says otherwise for this pool.
+        protect: p.protect ?? c.protect ?? d.protect,
       })),
       nodeServiceAccountRoles: c.nodeServiceAccountRoles ?? [],
+      // None named: nodes read every repository of the project, where each tier's images live.
+      imageRepositories: c.imageRepositories ?? [],
+      // A fresh project has only a few APIs on; enabling one that is on is a no-op.
+      enableApis: c.enableApis ?? mode !== "existing",
+      // Free, and costs per namespace and label are what a platform's tenants are charged by.
+      costAllocation: c.costAllocation ?? true,
+      // Free workload configuration auditing in the console (the Container Security API).
+      securityPosture: c.securityPosture ?? "basic",
+      binaryAuthorization: c.binaryAuthorization ?? d.binaryAuthorization,
+      // Off: an unreachable cluster is usually a network problem, and forgetting its objects would make
+      // the next `pulumi up` create them again over the existing ones.
+      deleteUnreachable: c.deleteUnreachable ?? false,
       autopilot: {
         // A sidecar mesh without its CNI plugin needs NET_ADMIN in its init container; Autopilot denies it unless allowed.
         allowNetAdmin:
@@ -311,6 +396,14 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       minTlsVersion: input.ingress?.minTlsVersion ?? "TLS_1_2",
       // Long enough for in-flight requests to finish when a pod stops being ready during a rollout.
       drainingTimeoutSeconds: input.ingress?.drainingTimeoutSeconds ?? 30,
+      requestLogging: {
+        // Prod's requests are answerable after an incident (and Cloud Armor's decisions visible); every
+        // request by default: lower sampleRate for high-traffic services.
+        enabled: input.ingress?.requestLogging?.enabled ?? input.tier === "prod",
+        sampleRate: input.ingress?.requestLogging?.sampleRate ?? 1,
+      },
+      // Only changes of a backend's health are logged: why it left the load balancer, at little cost.
+      healthCheckLogging: input.ingress?.healthCheckLogging ?? true,
       acme: input.ingress?.acme
         ? {
             email: input.ingress.acme.email,
@@ -350,6 +443,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
             healthCheckPath: a.expose.healthCheckPath ?? "/",
             stripPrefix: a.expose.stripPrefix ?? false,
             methods: a.expose.methods,
+            securityPolicy: a.expose.securityPolicy,
           }
         : undefined,
       mesh: {
@@ -384,6 +478,21 @@ export function isGuarded(
 /** The path of an app's readiness, startup and liveness probes, which load balancers health-check too. */
 export function probePathOf(app: Pick<App, "expose">): string {
   return app.expose?.healthCheckPath ?? "/";
+}
+
+/** The tier's plan when the agent runs, the user's choices over it, or null for none. */
+function backupPlan(c: Section<"cluster">, d: TierDefaults): BackupPlanSettings | null {
+  if (c.backups === null) return null;
+  const base = d.backups ?? dailyBackups;
+  if (c.backups === undefined) return (c.backupAgent ?? d.backupAgent) ? base : null;
+  // Dev has no plan of its own: one asked for there starts from staging's.
+  return {
+    schedule: c.backups.schedule ?? base.schedule,
+    retainDays: c.backups.retainDays ?? base.retainDays,
+    deleteLockDays: c.backups.deleteLockDays ?? base.deleteLockDays,
+    includeSecrets: c.backups.includeSecrets ?? base.includeSecrets,
+    includeVolumeData: c.backups.includeVolumeData ?? base.includeVolumeData,
+  };
 }
 
 export function clusterNameFor(stack: string): string {

@@ -1,4 +1,4 @@
-import type { AppExposure, PlatformConfig } from "./defaults";
+import { nodePoolName, type AppExposure, type ExposurePath, type PlatformConfig } from "./defaults";
 import type { ConfigProblem } from "./errors";
 import { showValue } from "./errors";
 import type { EnvironmentInput } from "./schema";
@@ -18,6 +18,7 @@ export function checkRules(input: EnvironmentInput, config: PlatformConfig): Con
     ...clusterRules(input, config),
     ...networkRules(config),
     ...ingressRules(input, config),
+    ...loadBalancerRules(input, config),
     ...crdRules(input, config),
     ...appRules(config),
   ];
@@ -73,10 +74,13 @@ const clusterShapingKeys = [
   "privateNodes",
   "privateEndpoint",
   "authorizedNetworks",
+  "dnsEndpoint",
+  "ipEndpoints",
   "dataplaneV2",
   "managedPrometheus",
   "nodeLocalDns",
   "backupAgent",
+  "backups",
   "secretsEncryption",
   "deletionProtection",
   "protect",
@@ -84,6 +88,11 @@ const clusterShapingKeys = [
   "labels",
   "nodePools",
   "nodeServiceAccountRoles",
+  "imageRepositories",
+  "enableApis",
+  "costAllocation",
+  "securityPosture",
+  "binaryAuthorization",
 ] as const;
 
 function existingClusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
@@ -169,8 +178,44 @@ function clusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
       fix: "set platform:cluster.privateNodes to true, or privateEndpoint to false",
     });
   }
+  problems.push(...secretsKeyRules(input, config));
+  problems.push(...controlPlaneAccessRules(config));
+  const b = c.backups;
+  if (b && !c.backupAgent) {
+    problems.push({
+      path: cfg("cluster.backups"),
+      problem: "is set, but cluster.backupAgent is false; Backup for GKE takes backups through its agent",
+      fix: "set platform:cluster.backupAgent to true, or platform:cluster.backups to null",
+    });
+  }
+  // Backup for GKE: "backupRetainDays must be >= backupDeleteLockDays" (gkebackup BackupPlan retentionPolicy).
+  if (b && b.retainDays < b.deleteLockDays) {
+    problems.push({
+      path: cfg("cluster.backups.retainDays"),
+      problem: `${b.retainDays} is shorter than deleteLockDays ${b.deleteLockDays}; a backup would expire while it cannot be deleted`,
+      fix: `set retainDays to at least ${b.deleteLockDays}, or lower deleteLockDays`,
+    });
+  }
   const names = new Set<string>();
+  const gkeNames = new Set<string>();
   c.nodePools.forEach((pool, i) => {
+    const gkeName = nodePoolName(pool);
+    // GKE node pool names: at most 40 characters (cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools).
+    if (gkeName.length > 40) {
+      problems.push({
+        path: cfg(`cluster.nodePools[${i}].name`),
+        problem: `${showValue(pool.name)} makes the GKE node pool name ${showValue(gkeName)}, ${gkeName.length} characters; GKE allows 40`,
+        fix: `shorten it to at most ${40 - (gkeName.length - pool.name.length)} characters`,
+      });
+    }
+    if (gkeNames.has(gkeName) && !names.has(pool.name)) {
+      problems.push({
+        path: cfg(`cluster.nodePools[${i}].name`),
+        problem: `${showValue(pool.name)} makes the GKE node pool name ${showValue(gkeName)}, which another pool has (spot pools are named <name>-spot)`,
+        fix: "give the pools names that differ by more than -spot",
+      });
+    }
+    gkeNames.add(gkeName);
     if (pool.minNodes > pool.maxNodes) {
       problems.push({
         path: cfg(`cluster.nodePools[${i}].minNodes`),
@@ -187,24 +232,150 @@ function clusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
     }
     names.add(pool.name);
   });
-  const m = c.maintenance;
-  if (m) {
-    // GKE: at least 48h of availability in any 32-day window, counting only windows of 4h or more.
-    const hoursPer32Days = m.hours >= 4 ? (m.days.length * m.hours * 32) / 7 : 0;
-    if (hoursPer32Days < 48) {
-      problems.push({
-        path: cfg("cluster.maintenance"),
-        problem: `gives ${Math.floor(hoursPer32Days)}h of maintenance in 32 days (${m.days.length} day(s) of ${m.hours}h); GKE rejects less than 48h, counting windows of 4h or more`,
-        allowed: "days x hours x 32/7 of at least 48, each window at least 4 hours",
-        fix: "add days or hours, e.g. days [SA, SU] with hours 6",
-      });
-    }
-  }
+  if (c.maintenance) problems.push(...maintenanceRules(c.maintenance));
   if (input.cluster?.managedPrometheus === false && config.monitoring.backend === "managed-prometheus") {
     problems.push({
       path: cfg("cluster.managedPrometheus"),
       problem: 'is false, but monitoring.backend is "managed-prometheus", which needs managed collection on',
       fix: "remove platform:cluster.managedPrometheus, or choose another monitoring.backend",
+    });
+  }
+  return problems;
+}
+
+const weekdayOrder = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"] as const;
+
+/**
+ * The fewest windows a weekly schedule has in any 32 consecutive days: 32 days are four weeks and four
+ * days, and the worst four days hold as few of the window's days as possible.
+ */
+export function fewestWindowsIn32Days(days: readonly (typeof weekdayOrder)[number][]): number {
+  const on = weekdayOrder.map((d) => days.includes(d));
+  let fewest = Number.POSITIVE_INFINITY;
+  for (let first = 0; first < 7; first++) {
+    let count = 0;
+    for (let day = 0; day < 32; day++) if (on[(first + day) % 7]) count++;
+    fewest = Math.min(fewest, count);
+  }
+  return fewest;
+}
+
+/** GKE refuses a maintenance policy it cannot keep; these are its rules, checked before `pulumi up`. */
+function maintenanceRules(m: NonNullable<PlatformConfig["cluster"]["maintenance"]>): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  // GKE: "at least 48 hours of availability in any 32-day rolling window", counting only windows of 4
+  // hours or more (cloud.google.com/kubernetes-engine/docs/concepts/maintenance-windows-and-exclusions).
+  const windows = fewestWindowsIn32Days(m.days);
+  const hours = m.hours >= 4 ? windows * m.hours : 0;
+  if (hours < 48) {
+    problems.push({
+      path: cfg("cluster.maintenance"),
+      problem:
+        m.hours < 4
+          ? `has windows of ${m.hours}h; GKE counts only windows of 4h or more, so it finds no maintenance time at all`
+          : `gives ${hours}h of maintenance in the worst 32 days (${windows} windows of ${m.hours}h: some 32 days hold only four of each weekday); GKE rejects less than 48h`,
+      allowed: "windows of at least 4h whose fewest occurrences in any 32 days add up to 48h or more",
+      fix: "add days or hours, e.g. days [SA, SU] with hours 6",
+    });
+  }
+  const names = new Set<string>();
+  m.exclusions.forEach((e, i) => {
+    const at = cfg(`cluster.maintenance.exclusions[${i}]`);
+    const start = Date.parse(e.start);
+    const end = Date.parse(e.end);
+    if (Number.isNaN(start) || Number.isNaN(end)) {
+      problems.push({
+        path: at,
+        problem: `${showValue(Number.isNaN(start) ? e.start : e.end)} is not a date`,
+        fix: "write a real UTC date and time, such as 2026-12-20T00:00:00Z",
+      });
+    } else if (end <= start) {
+      problems.push({
+        path: `${at}.end`,
+        problem: `${showValue(e.end)} is not after start ${showValue(e.start)}`,
+        fix: "set end after start",
+      });
+    } else if (e.scope === "NO_UPGRADES" && end - start > 30 * 86_400_000) {
+      // GKE: an exclusion of scope "No upgrades" lasts at most 30 days (same page).
+      problems.push({
+        path: `${at}.end`,
+        problem: `makes the NO_UPGRADES exclusion ${showValue(e.name)} ${Math.ceil((end - start) / 86_400_000)} days long; GKE allows at most 30`,
+        allowed: "NO_UPGRADES for up to 30 days; NO_MINOR_UPGRADES or NO_MINOR_OR_NODE_UPGRADES for longer",
+        fix: "end it within 30 days of start, or hold back only minor upgrades with scope NO_MINOR_UPGRADES",
+      });
+    }
+    if (names.has(e.name)) {
+      problems.push({
+        path: `${at}.name`,
+        problem: `${showValue(e.name)} names two exclusions`,
+        fix: "give each exclusion its own name",
+      });
+    }
+    names.add(e.name);
+  });
+  return problems;
+}
+
+/** The control plane must stay reachable, and IP-only settings need the IP endpoints. */
+function controlPlaneAccessRules(config: PlatformConfig): ConfigProblem[] {
+  const c = config.cluster;
+  const problems: ConfigProblem[] = [];
+  if (!c.dnsEndpoint && !c.ipEndpoints) {
+    problems.push({
+      path: cfg("cluster.dnsEndpoint"),
+      problem:
+        "is false and cluster.ipEndpoints is false, so nothing, `pulumi up` included, could reach the control plane",
+      fix: "remove platform:cluster.dnsEndpoint (the DNS endpoint is authenticated by IAM), or set platform:cluster.ipEndpoints to true",
+    });
+  }
+  if (!c.ipEndpoints && c.authorizedNetworks.length > 0) {
+    problems.push({
+      path: cfg("cluster.authorizedNetworks"),
+      problem:
+        "is set, but cluster.ipEndpoints is false; authorized networks limit the IP endpoints only (IAM limits the DNS endpoint)",
+      fix: "set platform:cluster.ipEndpoints to true, or remove platform:cluster.authorizedNetworks",
+    });
+  }
+  if (!c.ipEndpoints && c.privateEndpoint) {
+    problems.push({
+      path: cfg("cluster.privateEndpoint"),
+      problem: "is true, but cluster.ipEndpoints is false; the private endpoint is one of the IP endpoints",
+      fix: "set platform:cluster.ipEndpoints to true, or remove platform:cluster.privateEndpoint",
+    });
+  }
+  return problems;
+}
+
+/** An adopted KMS key: GKE and Backup for GKE use it only in the cluster's region; its rotation is its owner's. */
+function secretsKeyRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
+  const e = config.cluster.secretsEncryption;
+  const at = cfg("cluster.secretsEncryption.key");
+  if (e.key === undefined) return [];
+  const problems: ConfigProblem[] = [];
+  if (!e.enabled) {
+    problems.push({
+      path: at,
+      problem: "is set, but secretsEncryption.enabled is false, so no key is used",
+      fix: "remove platform:cluster.secretsEncryption.key, or set platform:cluster.secretsEncryption.enabled to true",
+    });
+  }
+  if (input.cluster?.secretsEncryption?.rotationDays !== undefined) {
+    problems.push({
+      path: cfg("cluster.secretsEncryption.rotationDays"),
+      problem:
+        "is set, but secretsEncryption.key names a key the platform does not manage; its rotation is set where the key is managed",
+      fix: "remove platform:cluster.secretsEncryption.rotationDays",
+    });
+  }
+  // GKE application-layer secrets encryption: "the key must be in the same location as the cluster"
+  // (cloud.google.com/kubernetes-engine/docs/how-to/encrypting-secrets); a zonal cluster's is its region.
+  const location = /\/locations\/([^/]+)\//.exec(e.key)?.[1];
+  if (location !== config.gcp.region) {
+    problems.push({
+      path: at,
+      problem: `${showValue(e.key)} is in ${showValue(location)}, but GKE uses a key only in the cluster's region ${showValue(config.gcp.region)}`,
+      allowed: `a key under projects/<project>/locations/${config.gcp.region}/`,
+      fix: `name a key in ${config.gcp.region}, or remove platform:cluster.secretsEncryption.key to let the platform create one`,
     });
   }
   return problems;
@@ -381,6 +552,51 @@ function ingressRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
       fix: 'remove platform:ingress.gatewayClass, or set platform:ingress.kind to "gke-gateway"',
     });
   }
+  return problems;
+}
+
+/** Logging and Cloud Armor are settings of Google's load balancers: set where none is, they would do nothing. */
+function loadBalancerRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const uses = (via: ExposurePath) =>
+    config.ingress.kind === via || config.apps.some((a) => a.expose?.via.includes(via));
+  const logging = input.ingress?.requestLogging;
+  if (logging?.sampleRate !== undefined && !config.ingress.requestLogging.enabled) {
+    problems.push({
+      path: cfg("ingress.requestLogging.sampleRate"),
+      problem: "is set, but request logging is off, so nothing is sampled",
+      fix: "set platform:ingress.requestLogging.enabled to true, or remove the sampleRate",
+    });
+  }
+  if (logging !== undefined && !uses("gke-gateway") && !uses("gce-ingress")) {
+    problems.push({
+      path: cfg("ingress.requestLogging"),
+      problem: `is set, but nothing is exposed through a Google load balancer (GKE Gateway or GCE Ingress); ingress.kind is "${config.ingress.kind}"`,
+      fix: "remove platform:ingress.requestLogging (in-cluster controllers log requests themselves)",
+    });
+  }
+  if (input.ingress?.healthCheckLogging !== undefined && !uses("gke-gateway")) {
+    problems.push({
+      path: cfg("ingress.healthCheckLogging"),
+      problem: "is set, but nothing is exposed through GKE Gateway, whose health checks it logs",
+      fix: "remove platform:ingress.healthCheckLogging",
+    });
+  }
+  config.apps.forEach((a, i) => {
+    const via = a.expose?.via ?? [];
+    if (
+      a.expose?.securityPolicy !== undefined &&
+      !via.includes("gke-gateway") &&
+      !via.includes("gce-ingress")
+    ) {
+      problems.push({
+        path: cfg(`apps[${i}].expose.securityPolicy`),
+        problem: `is set, but ${a.name} is exposed through ${via.join(", ") || "nothing"}; Cloud Armor sits in front of Google's load balancers only`,
+        allowed: 'expose.via including "gke-gateway" or "gce-ingress"',
+        fix: `expose the app through gke-gateway, or remove platform:apps[${i}].expose.securityPolicy`,
+      });
+    }
+  });
   return problems;
 }
 

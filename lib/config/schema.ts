@@ -27,9 +27,10 @@ export const meshDefaults: {
     readonly dataplaneV2: boolean;
   };
 } = {
-  // Off with Linkerd: Cilium's socket-level load balancing can hand the proxy pod IPs instead of
-  // Service IPs (linkerd/website#1615, cilium#16583).
-  linkerd: { redirectsTraffic: true, dataplaneV2: false },
+  // On with Linkerd too: its one Cilium caveat, socket-level load balancing in pod namespaces (linkerd/website
+  // linkerd.io/content/2-edge/reference/cluster-configuration.md "Cilium"), breaks Istio sidecars alike
+  // (cilium/cilium#16583); GKE runs those on Dataplane V2 and Autopilot, using Google's pod-namespace bypass (cilium/cilium#17154).
+  linkerd: { redirectsTraffic: true, dataplaneV2: true },
   istio: { redirectsTraffic: true, dataplaneV2: true },
   none: { redirectsTraffic: false, dataplaneV2: true },
 };
@@ -55,6 +56,13 @@ export const gatewayClasses = [
 const cidr = z
   .string()
   .regex(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/, "an IPv4 CIDR such as 10.0.0.0/20");
+// A Cloud KMS key's resource id (cloud.google.com/kms/docs/resource-hierarchy#retrieve_resource_id).
+const kmsKeyId = z
+  .string()
+  .regex(
+    /^projects\/[a-z][-a-z0-9]{4,28}[a-z0-9]\/locations\/[a-z0-9-]+\/keyRings\/[a-zA-Z0-9_-]{1,63}\/cryptoKeys\/[a-zA-Z0-9_-]{1,63}$/,
+    "a Cloud KMS key id such as projects/acme-sec/locations/europe-west1/keyRings/gke/cryptoKeys/secrets",
+  );
 const resourceName = z
   .string()
   .regex(
@@ -116,13 +124,25 @@ export const nodePoolSchema = z.strictObject({
   minNodes: z.int().min(0).max(1000),
   /** Nodes per zone, upper bound of the autoscaler. */
   maxNodes: z.int().min(1).max(1000),
-  /** Spot VMs: up to 91% cheaper, preemptible. @default true in dev, false elsewhere */
+  /**
+   * Spot VMs: up to 91% cheaper, preemptible. GKE cannot change it in place: a spot pool is named
+   * `<name>-spot`, so changing it creates the new pool beside the old one, then drains and deletes the
+   * old one (in prod, set the pool's protect to false for that change). @default true in dev, false elsewhere
+   */
   spot: z.boolean().optional(),
   /** Boot disk size. @default 100 */
   diskSizeGb: z.int().min(10).max(65536).optional(),
   /** Kubernetes labels on the nodes. */
   labels: z.record(z.string(), z.string()).optional(),
+  /** Pulumi `protect` on this pool: replacing or removing it needs this off first. @default cluster.protect */
+  protect: z.boolean().optional(),
 });
+
+export const maintenanceScopes = ["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"] as const;
+
+const utcTimestamp = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/, "a UTC time in RFC 3339 such as 2026-12-20T00:00:00Z");
 
 export const maintenanceSchema = z.strictObject({
   /** Days of the weekly window. */
@@ -131,6 +151,25 @@ export const maintenanceSchema = z.strictObject({
   start: z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, "a UTC time HH:MM such as 02:00"),
   /** Length of each window in hours. */
   hours: z.int().min(1).max(24),
+  /**
+   * Periods when GKE must not upgrade automatically (a release freeze, a sale). GKE allows up to 20.
+   * @default none
+   */
+  exclusions: z
+    .array(
+      z.strictObject({
+        /** Names the exclusion in GKE. */
+        name: resourceName,
+        /** UTC, RFC 3339. */
+        start: utcTimestamp,
+        /** UTC, RFC 3339; at most 30 days after start for NO_UPGRADES. */
+        end: utcTimestamp,
+        /** What is held back. @default NO_UPGRADES (nothing changes) */
+        scope: z.enum(maintenanceScopes).optional(),
+      }),
+    )
+    .max(20)
+    .optional(),
 });
 
 export const existingClusterSchema = z.strictObject({
@@ -160,11 +199,27 @@ export const clusterSchema = z.strictObject({
   gatewayApi: z.enum(gatewayApiChannels).optional(),
   /** Nodes without public IPs. @default true */
   privateNodes: z.boolean().optional(),
-  /** Control plane reachable only from inside the VPC. @default false */
+  /** The control plane's IP endpoint reachable only from inside the VPC (needs ipEndpoints). @default false */
   privateEndpoint: z.boolean().optional(),
-  /** CIDRs allowed to reach the control plane endpoint. @default none (any address, IAM still required) */
+  /**
+   * CIDRs allowed to reach the control plane's IP endpoints (needs ipEndpoints). @default none (any
+   * address, IAM still required; warned)
+   */
   authorizedNetworks: z.array(z.strictObject({ name: z.string().min(1), cidr })).optional(),
-  /** Dataplane V2 (eBPF, network policy enforcement). @default true, except with Linkerd on Standard */
+  /**
+   * The DNS-based control-plane endpoint: reachable from any network, every request authenticated and
+   * authorized by IAM; the kubeconfig uses it. @default true
+   */
+  dnsEndpoint: z.boolean().optional(),
+  /**
+   * The control plane's IP endpoints (public and private). @default true when authorizedNetworks or
+   * privateEndpoint is set, false otherwise
+   */
+  ipEndpoints: z.boolean().optional(),
+  /**
+   * Dataplane V2 (eBPF, network policy enforcement). Chosen when the cluster is created: GKE cannot
+   * change it, so later changes are ignored. @default true
+   */
   dataplaneV2: z.boolean().optional(),
   /** Managed Service for Prometheus collection. @default true when monitoring.backend is managed-prometheus */
   managedPrometheus: z.boolean().optional(),
@@ -172,13 +227,42 @@ export const clusterSchema = z.strictObject({
   nodeLocalDns: z.boolean().optional(),
   /** Backup for GKE agent. @default true in staging and prod */
   backupAgent: z.boolean().optional(),
-  /** Application-layer secrets encryption with a Cloud KMS key the platform creates. */
+  /**
+   * A Backup for GKE plan: every namespace on a schedule, Secrets and volume data included, encrypted
+   * with the platform's KMS key; null for none. Needs backupAgent. @default staging: daily, kept 7 days;
+   * prod: daily, kept 30 days and undeletable for 7; dev: none
+   */
+  backups: z
+    .strictObject({
+      /** When backups are taken: a cron schedule in UTC. @default "0 22 * * *" */
+      schedule: z
+        .string()
+        .regex(/^\S+( \S+){4}$/, 'a cron schedule of five fields, in UTC, such as "0 22 * * *"')
+        .optional(),
+      /** Days a backup is kept, then deleted. @default 7, 30 in prod */
+      retainDays: z.int().min(1).max(365).optional(),
+      /** Days a backup cannot be deleted by anyone. @default 0, 7 in prod */
+      deleteLockDays: z.int().min(0).max(90).optional(),
+      /** Back up Secrets (encrypted with the platform's key). @default true */
+      includeSecrets: z.boolean().optional(),
+      /** Back up persistent volumes' data, not only the objects. @default true */
+      includeVolumeData: z.boolean().optional(),
+    })
+    .nullable()
+    .optional(),
+  /** Application-layer secrets encryption with a Cloud KMS key the platform creates, or one it adopts. */
   secretsEncryption: z
     .strictObject({
       /** @default true */
       enabled: z.boolean().optional(),
-      /** Key rotation period in days. @default 90 */
+      /** Key rotation period in days, for the key the platform creates. @default 90 */
       rotationDays: z.int().min(1).max(36500).optional(),
+      /**
+       * An existing Cloud KMS key to use instead of creating one (its key ring is never touched); the
+       * platform only grants GKE's service agent access. @default none: the platform creates a key ring
+       * with a random suffix and a key in it
+       */
+      key: kmsKeyId.optional(),
     })
     .optional(),
   /** GKE deletion protection. @default true in prod */
@@ -194,10 +278,47 @@ export const clusterSchema = z.strictObject({
     .optional(),
   /** Node pools (Standard mode). @default one autoscaled pool sized per tier */
   nodePools: z.array(nodePoolSchema).min(1).optional(),
-  /** Roles for the node service account beyond logging and monitoring, e.g. roles/artifactregistry.reader. */
+  /**
+   * Artifact Registry repositories nodes pull images from, `<location>/<repository>` or
+   * `projects/<project>/locations/<location>/repositories/<repository>`: read access on each alone.
+   * @default none: read access to every repository of the project
+   */
+  imageRepositories: z
+    .array(
+      z
+        .string()
+        .regex(
+          /^(projects\/[a-z][-a-z0-9]{4,28}[a-z0-9]\/locations\/[a-z0-9-]+\/repositories\/[a-z][-a-z0-9]{0,62}|[a-z0-9-]+\/[a-z][-a-z0-9]{0,62})$/,
+          "an Artifact Registry repository such as europe-west1/images or projects/acme-shared/locations/europe/repositories/images",
+        ),
+    )
+    .min(1)
+    .optional(),
+  /** Roles for the node service account beyond GKE's node role and image pulls, e.g. roles/secretmanager.secretAccessor. */
   nodeServiceAccountRoles: z
     .array(z.string().regex(/^roles\/[a-zA-Z0-9_.]+$/, "a role such as roles/artifactregistry.reader"))
     .optional(),
+  /**
+   * Enable the Google Cloud APIs the cluster and its load balancers use (never disabled on destroy), and
+   * create GKE's service agent, before anything that needs them: a fresh project works on the first
+   * `pulumi up`. @default true for the clusters the platform creates
+   */
+  enableApis: z.boolean().optional(),
+  /** GKE cost allocation: namespace and label costs in the billing export. @default true */
+  costAllocation: z.boolean().optional(),
+  /** GKE security posture: workload configuration auditing (basic) in the console. @default basic */
+  securityPosture: z.enum(["basic", "disabled"]).optional(),
+  /**
+   * Binary Authorization: `enforce` admits only images the project's policy allows (its default policy
+   * allows all, until the security team narrows it). @default enforce in staging and prod, disabled in dev
+   */
+  binaryAuthorization: z.enum(["enforce", "disabled"]).optional(),
+  /**
+   * Let the Kubernetes provider drop from Pulumi state the objects of a cluster it cannot reach, e.g.
+   * one deleted or recreated outside Pulumi (docs/gke.md); turn it on for that one `pulumi refresh`.
+   * @default false
+   */
+  deleteUnreachable: z.boolean().optional(),
   /** Autopilot settings. */
   autopilot: z
     .strictObject({
@@ -320,6 +441,17 @@ export const ingressSchema = z.strictObject({
   minTlsVersion: z.enum(["TLS_1_2", "TLS_1_3"]).optional(),
   /** Seconds a backend that left the load balancer keeps finishing in-flight requests. @default 30 */
   drainingTimeoutSeconds: z.int().min(0).max(3600).optional(),
+  /** Request logs of Google's load balancers (GKE Gateway, GCE Ingress) in Cloud Logging. */
+  requestLogging: z
+    .strictObject({
+      /** @default true in prod */
+      enabled: z.boolean().optional(),
+      /** Share of requests logged, 0 to 1. @default 1 */
+      sampleRate: z.number().min(0).max(1).optional(),
+    })
+    .optional(),
+  /** Health-check logs of GKE Gateway backends (only changes of health are logged). @default true */
+  healthCheckLogging: z.boolean().optional(),
   /** Let's Encrypt certificates for Traefik and ingress-nginx, through cert-manager. */
   acme: z
     .strictObject({
@@ -492,6 +624,14 @@ export const appSchema = z.strictObject({
       stripPrefix: z.boolean().optional(),
       /** Only these methods are routed. @default all */
       methods: z.array(z.enum(httpMethods)).min(1).optional(),
+      /**
+       * A Cloud Armor security policy (its name) in front of the app on Google's load balancers: a global
+       * policy for global Gateway classes and GCE Ingress, a regional one for regional classes. @default none
+       */
+      securityPolicy: z
+        .string()
+        .regex(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/, "a Cloud Armor security policy name such as shop-waf")
+        .optional(),
     })
     .optional(),
   /** East-west traffic policy in the mesh: routes and authorization (docs/mesh-policy.md). */

@@ -7,14 +7,10 @@ import type { PlatformConfig } from "./defaults";
 export function configWarnings(config: PlatformConfig): string[] {
   const warnings: string[] = [];
   const c = config.cluster;
-  if (
-    c.mode !== "existing" &&
-    config.tier !== "dev" &&
-    !c.privateEndpoint &&
-    c.authorizedNetworks.length === 0
-  ) {
+  // In every tier: a dev control plane open to the internet is as attackable as prod's.
+  if (c.mode !== "existing" && c.ipEndpoints && !c.privateEndpoint && c.authorizedNetworks.length === 0) {
     warnings.push(
-      `platform:cluster.authorizedNetworks is empty in ${config.tier}: the control plane endpoint accepts connections from any address (IAM still applies); list your CI and office ranges`,
+      `platform:cluster.authorizedNetworks is empty in ${config.tier}: the control plane's public IP endpoint accepts connections from any address (IAM still applies); list your CI and office ranges, or set platform:cluster.ipEndpoints to false and use the DNS endpoint`,
     );
   }
   if (config.ingress.kind === "ingress-nginx") {

@@ -1,10 +1,11 @@
 import * as gcp from "@pulumi/gcp";
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { Maintenance, NodePool, PlatformConfig } from "../config";
+import { nodePoolName, type Maintenance, type NodePool, type PlatformConfig } from "../config";
 import { createKubernetesProvider, gkeKubeconfigOutput } from "./kubernetesProvider";
 import { Network, podsRangeName, servicesRangeName } from "./network";
 import { NodeServiceAccount, nodeAccountId } from "./nodeServiceAccount";
+import { ProjectServices, clusterApis, serviceAgentApis, serviceAgentMember } from "./projectServices";
 import { SecretsKey } from "./secretsKey";
 
 /** What the rest of the platform needs from a cluster, whoever made it. */
@@ -44,6 +45,12 @@ export interface GkeClusterArgs {
    * @default false
    */
   readonly proxyOnlySubnet?: boolean;
+  /**
+   * APIs to enable beside the cluster's own (`clusterApis`) when `cluster.enableApis` is on, e.g. what the
+   * load balancers' edge uses (`edgeApis`). Every resource that uses them waits for `apis`.
+   * @default []
+   */
+  readonly apis?: readonly string[];
 }
 
 /** What a GKE cluster's arguments are built from. */
@@ -79,6 +86,8 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
   readonly networkId: pulumi.Output<string>;
   readonly subnetId: pulumi.Output<string>;
   readonly provider: k8s.Provider;
+  /** The enabled APIs and service agents; empty with `cluster.enableApis` off. Resources outside that use the APIs wait for them. */
+  readonly apis: readonly pulumi.Resource[];
 
   constructor(name: string, args: GkeClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:gcp:GkeCluster", name, {}, opts);
@@ -86,8 +95,29 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
     const c = args.cluster;
     if (c.mode === "existing")
       throw new Error("GkeCluster builds clusters; use ExistingCluster for mode existing");
-    const parent = { parent: this };
     const region = args.region;
+
+    // On a fresh project nothing works before its APIs: everything below waits for them.
+    const services = c.enableApis
+      ? new ProjectServices(
+          `${name}-apis`,
+          { project: config.project, services: [...clusterApis(c), ...(args.apis ?? [])] },
+          { parent: this },
+        )
+      : undefined;
+    const apis = services?.ready ?? [];
+    const parent = { parent: this, dependsOn: [...apis] };
+    // Service agents: created with the APIs (so their bindings wait for them), or named from the project number.
+    let projectNumber: pulumi.Output<string> | undefined;
+    const agent = (api: (typeof serviceAgentApis)[number]): pulumi.Output<string> => {
+      const created = services?.agents.get(api);
+      if (created) return created.member;
+      projectNumber ??= gcp.organizations.getProjectOutput(
+        { projectId: config.project },
+        { parent: this },
+      ).number;
+      return serviceAgentMember(api, projectNumber);
+    };
 
     const network = new Network(
       `${name}-network`,
@@ -109,6 +139,7 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
         project: config.project,
         accountId: nodeAccountId(c.name),
         extraRoles: c.nodeServiceAccountRoles,
+        imageRepositories: c.imageRepositories,
       },
       parent,
     );
@@ -119,9 +150,14 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
           {
             project: config.project,
             location: region,
-            keyRingName: `${c.name}-secrets`,
             rotationDays: c.secretsEncryption.rotationDays,
             protect: c.protect,
+            existingKey: c.secretsEncryption.key,
+            // Backups are encrypted with the same key, by Backup for GKE's agent.
+            members: {
+              "gke-agent": agent("container.googleapis.com"),
+              ...(c.backups ? { "backup-agent": agent("gkebackup.googleapis.com") } : {}),
+            },
           },
           parent,
         )
@@ -139,10 +175,8 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
       ...parent,
       protect: c.protect,
       // GKE checks the key's IAM on create; without the binding first, creation fails.
-      dependsOn: key ? [key.binding] : [],
-      // The default pool's nodeConfig is only used for the pool GKE removes at once; its later drift
-      // must not replace the cluster (terraform-google-kubernetes-engine safer-cluster does the same).
-      ignoreChanges: c.mode === "standard" ? ["nodeConfig"] : [],
+      dependsOn: [...apis, ...(key?.bindings ?? [])],
+      ignoreChanges: c.mode === "standard" ? standardIgnoredChanges : [],
     });
 
     const pools =
@@ -152,32 +186,48 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
               new gcp.container.NodePool(
                 `${name}-${pool.name}`,
                 nodePoolArgs(config, pool, cluster.name, nodeAccount.email),
-                {
-                  ...parent,
-                  // Nodes start only once their account may write logs and metrics.
-                  dependsOn: [...nodeAccount.bindings],
-                },
+                { ...parent, ...nodePoolOptions(pool), dependsOn: [...apis, ...nodeAccount.bindings] },
               ),
           )
         : [];
 
+    if (c.backups) {
+      new gcp.gkebackup.BackupPlan(
+        `${name}-backups`,
+        backupPlanArgs(config, region, cluster.id, key?.keyId),
+        {
+          ...parent,
+          dependsOn: [...apis, ...(key?.bindings ?? [])],
+          // Backups outlive the cluster (restoring after a destroy is what they are for), so a destroy
+          // forgets the plan and its backups expire by their retention; the plan takes Pulumi's
+          // auto-name (a random suffix), so the next `pulumi up` never collides with it.
+          retainOnDelete: true,
+          protect: c.protect,
+        },
+      );
+    }
+
     this.clusterName = cluster.name;
     this.location = cluster.location;
-    this.endpoint = cluster.endpoint;
+    // The DNS endpoint serves a publicly trusted certificate, so its kubeconfig carries no CA.
+    this.endpoint = c.dnsEndpoint
+      ? cluster.controlPlaneEndpointsConfig.apply((e) => e?.dnsEndpointConfig?.endpoint ?? "")
+      : cluster.endpoint;
     this.kubeconfig = gkeKubeconfigOutput({
       contextName: pulumi.interpolate`gke_${config.project}_${cluster.location}_${cluster.name}`,
-      endpoint: cluster.endpoint,
-      caCertificate: cluster.masterAuth.clusterCaCertificate,
+      endpoint: this.endpoint,
+      caCertificate: c.dnsEndpoint ? undefined : cluster.masterAuth.clusterCaCertificate,
     });
     this.gatewayApiChannel = cluster.gatewayApiConfig.apply((g) => g?.channel ?? "CHANNEL_DISABLED");
     this.workloadIdentityPool = pulumi.output(`${config.project}.svc.id.goog`);
     this.networkId = network.networkId;
     this.subnetId = network.subnetId;
+    this.apis = apis;
     this.provider = createKubernetesProvider(
       `${name}-k8s`,
-      { kubeconfig: this.kubeconfig, clusterIdentifier: cluster.id },
+      { kubeconfig: this.kubeconfig, clusterIdentifier: cluster.id, deleteUnreachable: c.deleteUnreachable },
       // In-cluster resources wait for nodes to schedule on, not just for the control plane.
-      { ...parent, dependsOn: pools },
+      { parent: this, dependsOn: pools },
     );
 
     this.registerOutputs({
@@ -192,6 +242,20 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
     });
   }
 }
+
+/**
+ * What a Standard cluster keeps from its creation. The default pool's nodeConfig is only used for the
+ * pool GKE removes at once; its later drift must not replace the cluster (safer-cluster's
+ * beta-private-cluster/cluster.tf and Fabric's gke-cluster-standard/main.tf ignore it too). GKE sets the
+ * datapath only at creation (a change recreates the cluster), so a cluster made with the legacy datapath
+ * and Calico keeps both when the default becomes Dataplane V2.
+ */
+export const standardIgnoredChanges = [
+  "nodeConfig",
+  "datapathProvider",
+  "networkPolicy",
+  "addonsConfig.networkPolicyConfig",
+];
 
 /** Arguments both modes share: the security posture and the GKE features the platform relies on. */
 function commonClusterArgs(config: GkeClusterConfig, deps: ClusterDependencies): gcp.container.ClusterArgs {
@@ -215,12 +279,21 @@ function commonClusterArgs(config: GkeClusterConfig, deps: ClusterDependencies):
     privateClusterConfig: c.privateNodes
       ? {
           enablePrivateNodes: true,
-          enablePrivateEndpoint: c.privateEndpoint,
+          // With the IP endpoints off GKE reports the private endpoint as on; saying so avoids a permanent
+          // diff (cloud-foundation-fabric modules/gke-cluster-standard/main.tf `private_cluster_config`).
+          enablePrivateEndpoint: c.privateEndpoint || !c.ipEndpoints,
           masterIpv4CidrBlock: config.network.controlPlaneCidr,
           // Lets CI runners in other regions of the VPC reach a private endpoint.
           masterGlobalAccessConfig: { enabled: true },
         }
       : undefined,
+    controlPlaneEndpointsConfig: {
+      // The DNS endpoint: every request is authenticated and authorized by IAM, from any network, so
+      // `pulumi up` from CI needs no allow-list (cloud.google.com/kubernetes-engine/docs/concepts/network-isolation).
+      dnsEndpointConfig: { allowExternalTraffic: c.dnsEndpoint },
+      // IP endpoints only where the config needs them (authorized networks, the private endpoint).
+      ipEndpointsConfig: { enabled: c.ipEndpoints },
+    },
     masterAuthorizedNetworksConfig:
       c.authorizedNetworks.length > 0
         ? { cidrBlocks: c.authorizedNetworks.map((n) => ({ cidrBlock: n.cidr, displayName: n.name })) }
@@ -236,6 +309,16 @@ function commonClusterArgs(config: GkeClusterConfig, deps: ClusterDependencies):
     maintenancePolicy: c.maintenance ? maintenancePolicy(c.maintenance) : undefined,
     resourceLabels: c.labels,
     deletionProtection: c.deletionProtection,
+    // Costs per namespace and label in the billing export (Fabric's cost_management default).
+    costManagementConfig: { enabled: c.costAllocation },
+    securityPostureConfig: {
+      mode: c.securityPosture === "basic" ? "BASIC" : "DISABLED",
+      // Both scanning tiers are retired (cloud.google.com/kubernetes-engine/docs/deprecations/posture-management-deprecation).
+      vulnerabilityMode: "VULNERABILITY_DISABLED",
+    },
+    binaryAuthorization: {
+      evaluationMode: c.binaryAuthorization === "enforce" ? "PROJECT_SINGLETON_POLICY_ENFORCE" : "DISABLED",
+    },
   };
 }
 
@@ -300,6 +383,20 @@ export function autopilotClusterArgs(
   };
 }
 
+/** How node pools change: never deleted before their replacement exists, protected in prod. */
+export function nodePoolOptions(pool: Pick<NodePool, "protect">): pulumi.CustomResourceOptions {
+  return {
+    // The pool's size after creation is the autoscaler's; a new minNodes must not recreate the pool
+    // (safer-cluster's beta-private-cluster/cluster.tf: `ignore_changes = [initial_node_count]`).
+    ignoreChanges: ["initialNodeCount"],
+    // Create the replacement first (its name differs, see nodePoolName): the provider would otherwise
+    // delete a pool with a fixed name first, leaving workloads without nodes.
+    deleteBeforeReplace: false,
+    // Losing prod's nodes to a stray change is an outage: replacing or removing a pool needs protect off.
+    protect: pool.protect,
+  };
+}
+
 export function nodePoolArgs(
   config: GkeClusterConfig,
   pool: NodePool,
@@ -308,7 +405,7 @@ export function nodePoolArgs(
 ): gcp.container.NodePoolArgs {
   const c = config.cluster;
   return {
-    name: pool.name,
+    name: nodePoolName(pool),
     project: config.project,
     location: c.location,
     cluster,
@@ -338,8 +435,41 @@ export function nodePoolArgs(
   };
 }
 
-/** A weekly recurring window in RFC 3339 and RRULE form, as GKE expects. */
-export function maintenancePolicy(m: Maintenance): gcp.types.input.container.ClusterMaintenancePolicy {
+/**
+ * A Backup for GKE plan for the whole cluster: every namespace, Secrets and volume data, on a schedule,
+ * encrypted with the platform's key (cloud-foundation-fabric modules/gke-cluster-standard/main.tf
+ * `google_gke_backup_backup_plan` has the same shape).
+ */
+export function backupPlanArgs(
+  config: GkeClusterConfig,
+  region: string,
+  clusterId: pulumi.Input<string>,
+  keyId: pulumi.Input<string> | undefined,
+): gcp.gkebackup.BackupPlanArgs {
+  const c = config.cluster;
+  const b = c.backups;
+  if (!b) throw new Error("backupPlanArgs needs cluster.backups");
+  return {
+    project: config.project,
+    // Backup for GKE keeps backups in a region; the cluster's keeps them beside their KMS key.
+    location: region,
+    cluster: clusterId,
+    backupSchedule: { cronSchedule: b.schedule },
+    retentionPolicy: { backupRetainDays: b.retainDays, backupDeleteLockDays: b.deleteLockDays },
+    backupConfig: {
+      allNamespaces: true,
+      includeSecrets: b.includeSecrets,
+      includeVolumeData: b.includeVolumeData,
+      encryptionKey: keyId !== undefined ? { gcpKmsEncryptionKey: keyId } : undefined,
+    },
+    labels: c.labels,
+  };
+}
+
+/** A weekly recurring window in RFC 3339 and RRULE form, as GKE expects, and its exclusions. */
+export function maintenancePolicy(
+  m: Omit<Maintenance, "exclusions"> & Partial<Pick<Maintenance, "exclusions">>,
+): gcp.types.input.container.ClusterMaintenancePolicy {
   const [hour, minute] = m.start.split(":").map(Number);
   // Any past date works as the anchor; the RRULE decides the days.
   const start = new Date(Date.UTC(2024, 0, 1, hour, minute));
@@ -351,5 +481,14 @@ export function maintenancePolicy(m: Maintenance): gcp.types.input.container.Clu
       endTime: rfc3339(end),
       recurrence: `FREQ=WEEKLY;BYDAY=${m.days.join(",")}`,
     },
+    maintenanceExclusions:
+      m.exclusions && m.exclusions.length > 0
+        ? m.exclusions.map((e) => ({
+            exclusionName: e.name,
+            startTime: e.start,
+            endTime: e.end,
+            exclusionOptions: { scope: e.scope },
+          }))
+        : undefined,
   };
 }

@@ -24,6 +24,15 @@ export interface EdgeArgs {
 
 const globalClasses = new Set(["gke-l7-global-external-managed", "gke-l7-gxlb"]);
 
+/** The APIs the edge uses: Compute Engine, Certificate Manager for managed certificates, Cloud DNS for DNS-01. */
+export function edgeApis(args: EdgeArgs): string[] {
+  return [
+    "compute.googleapis.com",
+    ...((args.gateway?.managedHosts.length ?? 0) > 0 ? ["certificatemanager.googleapis.com"] : []),
+    ...(args.dns01 ? ["dns.googleapis.com", "iam.googleapis.com"] : []),
+  ];
+}
+
 /** A GCP resource name: lowercase letters, digits and '-', at most 63 characters. */
 export function gcpName(...parts: string[]): string {
   return parts
@@ -61,7 +70,8 @@ export class Edge extends pulumi.ComponentResource {
 
   constructor(name: string, args: EdgeArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:gcp:Edge", name, {}, opts);
-    const parent = { parent: this };
+    // Everything here waits for what the component waits for (the project's APIs).
+    const parent = { parent: this, dependsOn: opts?.dependsOn };
     const gatewayResources: pulumi.Resource[] = [];
     const gceResources: pulumi.Resource[] = [];
     const dns01Resources: pulumi.Resource[] = [];

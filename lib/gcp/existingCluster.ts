@@ -18,6 +18,12 @@ export interface ExistingClusterArgs {
    * @default "standard"
    */
   readonly gatewayApi?: PlatformConfig["cluster"]["gatewayApi"];
+  /**
+   * Let the Kubernetes provider drop from state the objects of the cluster when it cannot be reached
+   * (deleted or recreated elsewhere; `platform:cluster.deleteUnreachable`).
+   * @default false
+   */
+  readonly deleteUnreachable?: boolean;
 }
 
 /**
@@ -55,6 +61,7 @@ export class ExistingCluster extends pulumi.ComponentResource implements Cluster
           kubeconfig: this.kubeconfig,
           context: file.context,
           clusterIdentifier: `kubeconfig/${file.context}`,
+          deleteUnreachable: args.deleteUnreachable,
         },
         { parent: this },
       );
@@ -76,6 +83,7 @@ export class ExistingCluster extends pulumi.ComponentResource implements Cluster
         {
           kubeconfig: this.kubeconfig,
           clusterIdentifier: `projects/${args.project}/locations/${e.location}/clusters/${e.name}`,
+          deleteUnreachable: args.deleteUnreachable,
         },
         { parent: this },
       );

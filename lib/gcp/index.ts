@@ -3,5 +3,6 @@ export * from "./existingCluster";
 export * from "./kubernetesProvider";
 export * from "./network";
 export * from "./nodeServiceAccount";
+export * from "./projectServices";
 export * from "./secretsKey";
 export * from "./edge";

@@ -7,8 +7,8 @@ export interface GkeEndpoint {
   readonly contextName: string;
   /** Control plane IP or DNS name, without scheme. */
   readonly endpoint: string;
-  /** Base64 PEM CA of the control plane. */
-  readonly caCertificate: string;
+  /** Base64 PEM CA of the control plane; absent for the DNS endpoint, whose certificate is publicly trusted. */
+  readonly caCertificate?: string;
 }
 
 /**
@@ -23,7 +23,10 @@ export function gkeKubeconfig(e: GkeEndpoint): string {
     clusters: [
       {
         name: e.contextName,
-        cluster: { "certificate-authority-data": e.caCertificate, server: `https://${e.endpoint}` },
+        cluster: {
+          ...(e.caCertificate ? { "certificate-authority-data": e.caCertificate } : {}),
+          server: `https://${e.endpoint}`,
+        },
       },
     ],
     contexts: [{ name: e.contextName, context: { cluster: e.contextName, user: e.contextName } }],
@@ -48,7 +51,8 @@ export function gkeKubeconfig(e: GkeEndpoint): string {
 export function gkeKubeconfigOutput(args: {
   contextName: pulumi.Input<string>;
   endpoint: pulumi.Input<string>;
-  caCertificate: pulumi.Input<string>;
+  /** Absent for the DNS endpoint. */
+  caCertificate?: pulumi.Input<string>;
 }): pulumi.Output<string> {
   return pulumi.secret(
     pulumi
@@ -70,6 +74,11 @@ export interface KubernetesProviderArgs {
   readonly clusterIdentifier: pulumi.Input<string>;
   /** kubeconfig context. @default the kubeconfig's current-context */
   readonly context?: pulumi.Input<string>;
+  /**
+   * Drop from state the objects of a cluster that cannot be reached (deleted or recreated outside Pulumi).
+   * @default false (or the environment's PULUMI_K8S_DELETE_UNREACHABLE)
+   */
+  readonly deleteUnreachable?: boolean;
 }
 
 /** The Kubernetes provider every in-cluster resource of the platform uses. */
@@ -87,6 +96,8 @@ export function createKubernetesProvider(
       // Server-side apply: field ownership is tracked by the API server, so controllers (GKE's NEG
       // controller, cert-manager's cainjector) and the platform can share objects without fighting.
       enableServerSideApply: true,
+      // Unset unless on, so the provider's PULUMI_K8S_DELETE_UNREACHABLE still works for a one-off refresh.
+      deleteUnreachable: args.deleteUnreachable === true ? true : undefined,
     },
     opts,
   );

@@ -34,7 +34,8 @@ export class Network extends pulumi.ComponentResource {
 
   constructor(name: string, args: NetworkArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:gcp:Network", name, {}, opts);
-    const parent = { parent: this };
+    // Everything here waits for what the component waits for (the project's APIs).
+    const parent = { parent: this, dependsOn: opts?.dependsOn };
     const n = args.network;
 
     const vpc = new gcp.compute.Network(

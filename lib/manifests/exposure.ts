@@ -33,6 +33,8 @@ export interface Exposure {
   readonly healthCheckPath: string;
   readonly stripPrefix: boolean;
   readonly methods?: readonly string[];
+  /** A Cloud Armor security policy in front of the app on Google's load balancers. */
+  readonly securityPolicy?: string;
 }
 
 /** How an in-cluster ingress controller's requests reach an app, as the environment's mesh needs them. */
@@ -50,6 +52,10 @@ export interface ExposureContext {
   /** The shared GKE Gateway and its HTTPS listener. */
   readonly gateway: { readonly name: string; readonly namespace: string };
   readonly drainingTimeoutSeconds: number;
+  /** Request logs of Google's load balancers: the share of requests logged, 0 to 1; absent: off. */
+  readonly requestLogSampleRate?: number;
+  /** Health-check logs of GKE Gateway backends (changes of health only). @default false */
+  readonly healthCheckLogging?: boolean;
   /** ClusterIssuer that issues certificates for Traefik and ingress-nginx. */
   readonly acmeIssuer?: string;
   /** GCE Ingress: SSL policy, certificates, and the static IP name per app (absent: ephemeral). */
@@ -173,9 +179,11 @@ function gkeGatewayObjects(scope: Construct, e: Exposure, edge: ExposureContext)
             requestPath: e.healthCheckPath,
           },
         },
+        logConfig: { enabled: edge.healthCheckLogging ?? false },
       },
     },
   });
+  const rate = edge.requestLogSampleRate;
   gcpBackendPolicy(scope, "gateway-backend", {
     metadata: meta(e),
     spec: {
@@ -184,6 +192,12 @@ function gkeGatewayObjects(scope: Construct, e: Exposure, edge: ExposureContext)
         timeoutSec: e.timeoutSeconds,
         // A pod leaving the NEG (not ready, or terminating) keeps finishing its requests but gets no new ones.
         connectionDraining: { drainingTimeoutSec: edge.drainingTimeoutSeconds },
+        // Explicit either way, so turning it off turns it off. The CRD takes millionths (gke-gateway-api networking.gke.io_gcpbackendpolicies.yaml).
+        logging:
+          rate !== undefined
+            ? { enabled: true, sampleRate: Math.round(rate * 1_000_000) }
+            : { enabled: false },
+        ...(e.securityPolicy ? { securityPolicy: e.securityPolicy } : {}),
       },
     },
   });
@@ -314,6 +328,12 @@ function gceIngressObjects(scope: Construct, e: Exposure, edge: ExposureContext)
         checkIntervalSec: 5,
         timeoutSec: 5,
       },
+      // BackendConfig takes the share as 0 to 1, where GCPBackendPolicy takes millionths (kubernetes/ingress-gce pkg/apis/backendconfig/v1/types.go).
+      logging:
+        edge.requestLogSampleRate !== undefined
+          ? { enable: true, sampleRate: edge.requestLogSampleRate }
+          : { enable: false },
+      ...(e.securityPolicy ? { securityPolicy: { name: e.securityPolicy } } : {}),
     },
   });
   frontendConfig(scope, "frontend-config", {

@@ -126,6 +126,7 @@ export interface HealthCheckPolicySpec {
         readonly requestPath: string;
       };
     };
+    readonly logConfig?: { readonly enabled: boolean };
   };
 }
 
@@ -142,6 +143,10 @@ export interface GCPBackendPolicySpec {
   readonly default: {
     readonly timeoutSec?: number;
     readonly connectionDraining?: { readonly drainingTimeoutSec: number };
+    /** `sampleRate` in millionths (0 to 1000000), only with logging enabled. */
+    readonly logging?: { readonly enabled: boolean; readonly sampleRate?: number };
+    /** A Cloud Armor security policy name. */
+    readonly securityPolicy?: string;
   };
 }
 
@@ -158,6 +163,9 @@ export function gcpBackendPolicy(
 export interface BackendConfigSpec {
   readonly timeoutSec?: number;
   readonly connectionDraining?: { readonly drainingTimeoutSec: number };
+  /** `sampleRate` from 0 to 1. */
+  readonly logging?: { readonly enable: boolean; readonly sampleRate?: number };
+  readonly securityPolicy?: { readonly name: string };
   readonly healthCheck?: {
     readonly type: "HTTP";
     readonly requestPath: string;

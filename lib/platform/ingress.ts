@@ -168,6 +168,8 @@ export class Ingress extends pulumi.ComponentResource {
       backend: plan.mesh.ingressBackend,
       gateway: { name: sharedGatewayName, namespace: gatewayNamespace },
       drainingTimeoutSeconds: ing.drainingTimeoutSeconds,
+      requestLogSampleRate: ing.requestLogging.enabled ? ing.requestLogging.sampleRate : undefined,
+      healthCheckLogging: ing.healthCheckLogging,
       acmeIssuer: ing.acme ? acmeIssuerName : undefined,
       gce: {
         sslPolicy: this.edge?.globalSslPolicy ?? "",

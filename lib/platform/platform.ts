@@ -11,7 +11,7 @@ import {
 import type { PlatformConfig } from "../config";
 import type { CrdOwners } from "../crds";
 import { deployChart, newChart, objectKey, type ChartContext, type MonitoringRef } from "../deploy";
-import { Edge, ExistingCluster, GkeCluster, type ClusterAccess } from "../gcp";
+import { Edge, ExistingCluster, GkeCluster, edgeApis, type ClusterAccess } from "../gcp";
 import { PlatformNamespace } from "../manifests";
 import { installMesh, type MeshControlPlane } from "../meshes/components";
 import { planFor, type Plan } from "../plan";
@@ -77,6 +77,8 @@ export class Platform extends pulumi.ComponentResource {
       void pulumi.log.warn(warning, this);
     }
 
+    // The edge's APIs are enabled with the cluster's, so they are on before the edge is built.
+    const edgeNeeds = edgeArgs(plan);
     this.cluster =
       config.cluster.mode === "existing"
         ? new ExistingCluster(
@@ -85,6 +87,7 @@ export class Platform extends pulumi.ComponentResource {
               project: config.gcp.project,
               existing: config.cluster.existing,
               gatewayApi: config.cluster.gatewayApi,
+              deleteUnreachable: config.cluster.deleteUnreachable,
             },
             { parent: this },
           )
@@ -97,6 +100,7 @@ export class Platform extends pulumi.ComponentResource {
               network: config.network,
               webhookPorts: plan.webhookPorts,
               proxyOnlySubnet: plan.proxyOnlySubnet,
+              apis: edgeNeeds ? edgeApis(edgeNeeds) : [],
             },
             { parent: this },
           );
@@ -110,7 +114,12 @@ export class Platform extends pulumi.ComponentResource {
     const child = { parent: this };
 
     const edge = edgeArgs(plan, this.cluster instanceof GkeCluster ? this.cluster.subnetId : undefined);
-    if (edge) this.edge = new Edge(`${name}-edge`, edge, child);
+    if (edge) {
+      this.edge = new Edge(`${name}-edge`, edge, {
+        ...child,
+        dependsOn: this.cluster instanceof GkeCluster ? [...this.cluster.apis] : [],
+      });
+    }
 
     if (plan.gatewayApiBundleFile) {
       this.gatewayApiCrds = new GatewayApiCrds(

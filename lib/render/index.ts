@@ -8,7 +8,7 @@ export {
 } from "./clusterObjects";
 export { applyOrder, criticalPath, mermaid, stageGraph } from "./graph";
 export { helmReleases, kubernetesObjects, renderFiles, summary } from "./files";
-export { placeholder } from "./mocks";
+export { autoName, placeholder } from "./mocks";
 export { readProject, readStackConfig, renderProject, stacksOf, type PulumiProject } from "./project";
 export {
   renderProgram,

@@ -10,9 +10,26 @@ export function placeholder(what: string): string {
 }
 
 type Inputs = Record<string, unknown>;
+
+/** What Pulumi's auto-naming makes of a resource without a `name`: its resource name and a random suffix. */
+export function autoName(resourceName: string): string {
+  return `${resourceName}-${placeholder("random suffix")}`;
+}
 type Computed = (name: string, inputs: Inputs) => { id?: string; outputs?: Inputs };
 
 const str = (v: unknown, fallback: string): string => (typeof v === "string" ? v : fallback);
+
+/** Where Google creates each API's service agent (cloud.google.com/iam/docs/service-agents). */
+const serviceAgentDomains: Record<string, string> = {
+  "container.googleapis.com": "container-engine-robot.iam.gserviceaccount.com",
+  "gkebackup.googleapis.com": "gcp-sa-gkebackup.iam.gserviceaccount.com",
+};
+
+/** The cluster's endpoints config as GKE returns it: the inputs, and the DNS endpoint's name. */
+function withDnsEndpoint(config: unknown, endpoint: string): Inputs {
+  const c = (config ?? {}) as Inputs;
+  return { ...c, dnsEndpointConfig: { ...((c.dnsEndpointConfig ?? {}) as Inputs), endpoint } };
+}
 
 /** Outputs per type token that the provider computes on create. */
 const computed: Record<string, Computed> = {
@@ -25,9 +42,13 @@ const computed: Record<string, Computed> = {
   "gcp:compute/subnetwork:Subnetwork": (name, i) => ({
     id: `projects/${str(i.project, "<project>")}/regions/${str(i.region, "<region>")}/subnetworks/${str(i.name, name)}`,
   }),
-  "gcp:kms/keyRing:KeyRing": (name, i) => ({
-    id: `projects/${str(i.project, "<project>")}/locations/${str(i.location, "<location>")}/keyRings/${str(i.name, name)}`,
-  }),
+  "gcp:kms/keyRing:KeyRing": (name, i) => {
+    const ringName = str(i.name, autoName(name));
+    return {
+      id: `projects/${str(i.project, "<project>")}/locations/${str(i.location, "<location>")}/keyRings/${ringName}`,
+      outputs: { name: ringName },
+    };
+  },
   "gcp:kms/cryptoKey:CryptoKey": (name, i) => ({
     id: `${str(i.keyRing, "<keyRing>")}/cryptoKeys/${str(i.name, name)}`,
   }),
@@ -42,10 +63,21 @@ const computed: Record<string, Computed> = {
     id: `projects/${str(i.project, "<project>")}/locations/${str(i.location, "<location>")}/clusters/${str(i.name, name)}`,
     outputs: {
       endpoint: placeholder(`${name} endpoint`),
+      controlPlaneEndpointsConfig: withDnsEndpoint(
+        i.controlPlaneEndpointsConfig,
+        placeholder(`${name} DNS endpoint`),
+      ),
       masterAuth: { clusterCaCertificate: placeholder(`${name} CA certificate`) },
       masterVersion: placeholder(`${name} control plane version`),
     },
   }),
+  "gcp:projects/serviceIdentity:ServiceIdentity": (_name, i) => {
+    const domain = serviceAgentDomains[str(i.service, "")];
+    const email = domain
+      ? `service-${placeholder(`project number of ${str(i.project, "the project")}`)}@${domain}`
+      : placeholder(`service agent of ${str(i.service, "the service")}`);
+    return { outputs: { email, member: `serviceAccount:${email}` } };
+  },
   "gcp:compute/globalAddress:GlobalAddress": (name) => ({
     outputs: { address: placeholder(`${name} IP address`) },
   }),

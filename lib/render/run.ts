@@ -5,7 +5,8 @@ import { OfflineMocks } from "./mocks";
 export interface RenderedOptions {
   readonly protect: boolean;
   readonly retainOnDelete: boolean;
-  readonly deleteBeforeReplace: boolean;
+  /** Unset: the provider decides (for a resource with a fixed name, delete first). */
+  readonly deleteBeforeReplace?: boolean;
   readonly ignoreChanges: readonly string[];
   readonly replaceOnChanges: readonly string[];
 }
@@ -227,7 +228,7 @@ async function assemble(
       options: {
         protect: protectOf(r),
         retainOnDelete: r.opts.retainOnDelete ?? false,
-        deleteBeforeReplace: r.opts.deleteBeforeReplace ?? false,
+        deleteBeforeReplace: r.opts.deleteBeforeReplace,
         ignoreChanges: [...(r.opts.ignoreChanges ?? [])],
         replaceOnChanges: [...(r.opts.replaceOnChanges ?? [])],
       },

@@ -87,11 +87,16 @@ describe.each(meshes)("GKE Gateway, mesh %s", (mesh) => {
           type: "HTTP",
           httpHealthCheck: { portSpecification: "USE_FIXED_PORT", port: 8080, requestPath: "/ready" },
         },
+        logConfig: { enabled: true },
       },
     });
     expect(spec(find(result, "GCPBackendPolicy", "shop", "shop"))).toEqual({
       targetRef: { group: "", kind: "Service", name: "shop" },
-      default: { timeoutSec: 45, connectionDraining: { drainingTimeoutSec: 30 } },
+      default: {
+        timeoutSec: 45,
+        connectionDraining: { drainingTimeoutSec: 30 },
+        logging: { enabled: false },
+      },
     });
   });
 
@@ -357,6 +362,7 @@ describe.each(meshes)("GCE Ingress, mesh %s", (mesh) => {
       timeoutSec: 45,
       connectionDraining: { drainingTimeoutSec: 30 },
       healthCheck: { type: "HTTP", requestPath: "/ready", port: 8080, checkIntervalSec: 5, timeoutSec: 5 },
+      logging: { enable: false },
     });
     expect(spec(find(result, "FrontendConfig", "shop", "shop"))).toEqual({
       sslPolicy: "gke-test-tls",

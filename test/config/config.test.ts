@@ -102,7 +102,7 @@ describe("tier defaults", () => {
     expect(c.regional).toBe(true);
     expect([c.deletionProtection, c.protect, c.backupAgent]).toEqual([true, true, true]);
     expect(c.releaseChannel).toBe("STABLE");
-    expect(c.maintenance).toEqual({ days: ["SA", "SU"], start: "02:00", hours: 6 });
+    expect(c.maintenance).toEqual({ days: ["SA", "SU"], start: "02:00", hours: 6, exclusions: [] });
   });
 
   test("every tier: Gateway API standard channel, private nodes, secrets encryption", () => {
@@ -129,8 +129,8 @@ describe("tier defaults", () => {
     ).toBe(false);
   });
 
-  test("Dataplane V2 is on except with Linkerd on Standard", () => {
-    expect(config({ mesh: { kind: "linkerd" } }).cluster.dataplaneV2).toBe(false);
+  test("Dataplane V2 is on with every mesh", () => {
+    expect(config({ mesh: { kind: "linkerd" } }).cluster.dataplaneV2).toBe(true);
     expect(config({ mesh: { kind: "istio" } }).cluster.dataplaneV2).toBe(true);
     expect(config({ cluster: { mode: "autopilot" }, mesh: { kind: "linkerd" } }).cluster.dataplaneV2).toBe(
       true,
@@ -301,8 +301,8 @@ describe("reading Pulumi config", () => {
 });
 
 describe("warnings", () => {
-  test("staging and prod without authorized networks, and ingress-nginx, are warned about", () => {
-    expect(configWarnings(config({ tier: "prod" }))).toEqual([
+  test("a public IP endpoint without authorized networks, and ingress-nginx, are warned about", () => {
+    expect(configWarnings(config({ tier: "prod", cluster: { ipEndpoints: true } }))).toEqual([
       expect.stringContaining("authorizedNetworks is empty in prod"),
     ]);
     expect(configWarnings(config({ tier: "dev" }))).toEqual([]);
