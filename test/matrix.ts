@@ -114,6 +114,8 @@ export interface RenderTarget {
   readonly label: string;
   readonly tier: Tier;
   render(): Promise<RenderResult>;
+  /** Why the platform must refuse it (`render` then throws a ConfigError matching this). */
+  readonly refusedBecause?: RegExp;
 }
 
 /**
@@ -267,6 +269,23 @@ function configTarget(label: string, overrides: Record<string, unknown>): Render
   };
 }
 
+/** A target the config refuses: the plan is resolved (and throws) only when it is rendered. */
+function lazyConfigTarget(label: string, tier: Tier, overrides: Record<string, unknown>): RenderTarget {
+  return {
+    label,
+    tier,
+    render: () => {
+      const plan = resolvePlan(environment(overrides), "test");
+      return renderProgram({
+        project: "test",
+        stack: "test",
+        config: {},
+        program: () => new Platform("p", { plan }).outputs(),
+      });
+    },
+  };
+}
+
 function projectTarget(label: string, dir: string, stack: string): RenderTarget {
   const tier = readStackConfig(readProject(dir), stack).config["platform:tier"];
   return { label, tier: (tier ?? "dev") as Tier, render: () => renderProject(dir, stack) };
@@ -286,6 +305,54 @@ export function projectTargets(): RenderTarget[] {
         ),
       ),
   ];
+}
+
+/** Every combination of `combinations()`, as render targets. */
+export function combinationTargets(): RenderTarget[] {
+  return combinations().map((c) => {
+    const target = c.refusedBecause
+      ? lazyConfigTarget(c.label, c.tier, c.input)
+      : configTarget(c.label, c.input);
+    return { ...target, refusedBecause: c.refusedBecause };
+  });
+}
+
+/** The cluster modes the combinations leave out: Autopilot and a cluster made elsewhere, with each mesh. */
+export function clusterModeTargets(): RenderTarget[] {
+  const modes: Record<string, Record<string, unknown>> = {
+    autopilot: { mode: "autopilot" },
+    existing: { mode: "existing", existing: { name: "shared", location: "europe-west1" } },
+  };
+  const out: RenderTarget[] = [];
+  for (const [mode, cluster] of Object.entries(modes))
+    for (const [mesh, meshInput] of Object.entries(meshVariants)) {
+      const input = {
+        tier: "prod",
+        cluster,
+        mesh: meshInput,
+        ingress: { kind: "gke-gateway" },
+        apps: [shop],
+      };
+      // Autopilot admits neither istio-cni nor ztunnel, nor linkerd-cni.
+      const refusedBecause =
+        mode === "autopilot" && meshInput.dataplane === "ambient"
+          ? /"ambient" needs istio-cni and the privileged ztunnel DaemonSet, which Autopilot does not admit/
+          : mode === "autopilot" && meshInput.cni === true
+            ? /platform:mesh\.cni/
+            : undefined;
+      const label = `${mode} x ${mesh}`;
+      out.push(
+        refusedBecause
+          ? { ...lazyConfigTarget(label, "prod", input), refusedBecause }
+          : configTarget(label, input),
+      );
+    }
+  return out;
+}
+
+/** The options the combinations do not vary (mesh policy, tracing, the dashboard), as render targets. */
+export function extraTargets(): RenderTarget[] {
+  return Object.entries(extras).map(([label, overrides]) => configTarget(label, overrides));
 }
 
 /** Every combination of the matrix, and the extras. */

@@ -38,7 +38,14 @@ export class HelmTemplater {
     private readonly parallelism = 2,
   ) {}
 
-  template(args: HelmTemplateArgs): Promise<HelmResult> {
+  template(requested: HelmTemplateArgs): Promise<HelmResult> {
+    // A chart's output depends on the API versions only through the ones its templates ask about, so
+    // passing just those renders the same and lets identical releases of different renders share a run.
+    const asked = capabilityQueries(requested.chartDir);
+    const args =
+      asked === "all"
+        ? requested
+        : { ...requested, apiVersions: requested.apiVersions.filter((v) => asked.has(v)) };
     const key = JSON.stringify(args);
     const cached = this.cache.get(key);
     if (cached) return cached;
@@ -88,6 +95,38 @@ export class HelmTemplater {
       child.stdin?.end(YAML.stringify(args.values));
     });
   }
+}
+
+const queries = new Map<string, ReadonlySet<string> | "all">();
+
+/**
+ * The API versions a chart's templates (its subcharts' included) ask about with
+ * `.Capabilities.APIVersions.Has "<version>"`; "all" where one asks with anything but a literal.
+ */
+export function capabilityQueries(chartDir: string): ReadonlySet<string> | "all" {
+  const known = queries.get(chartDir);
+  if (known) return known;
+  const found = new Set<string>();
+  let dynamic = false;
+  const walk = (dir: string): void => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      // A chart's crds/ are applied as they are, never templated.
+      if (e.isDirectory()) {
+        if (e.name !== "crds") walk(p);
+      } else if (/\.(ya?ml|tpl|txt)$/.test(e.name)) {
+        const text = fs.readFileSync(p, "utf8");
+        for (const m of text.matchAll(/APIVersions\.Has\s+("([^"]*)"|\S)/g)) {
+          if (m[2] !== undefined) found.add(m[2]);
+          else dynamic = true;
+        }
+      }
+    }
+  };
+  walk(chartDir);
+  const result = dynamic ? "all" : found;
+  queries.set(chartDir, result);
+  return result;
 }
 
 /** Every object of a multi-document YAML stream; empty documents skipped, lists flattened. */

@@ -2,3 +2,4 @@ export * from "./objects";
 export * from "./helm";
 export * from "./objectSet";
 export * from "./invariants";
+export * from "./crossings";

@@ -2,6 +2,12 @@ import { admittedPod, proxyAskedFor, type ObjectSet } from "./objectSet";
 import { meshAdmissions } from "../meshes";
 import { charts } from "../versions";
 import {
+  acmeSolversOutsideTheMesh,
+  noOpenAccess,
+  scrapesPassTheMesh,
+  type CrossingFinding,
+} from "./crossings";
+import {
   nameOf,
   podTemplateOf,
   selects,
@@ -31,6 +37,11 @@ export const clusterInvariants = {
     "in prod: requests on every container, two replicas of every control plane, a disruption budget for every replicated workload",
   "references-resolve":
     "every Service a route sends to and every Linkerd Server selects a pod; every issuer, ServiceAccount, Secret and ConfigMap a pod or Certificate needs exists",
+  "objects-unique": "no object is rendered twice: by two releases, or by a release and the platform",
+  "scrapes-pass-the-mesh": "every monitor's scrape of a meshed pod gets through the mesh's mTLS",
+  "acme-solvers-outside-the-mesh":
+    "every ACME HTTP-01 solver pod stays out of the mesh, so no policy or mTLS refuses the challenge",
+  "no-open-access": "no policy the platform writes lets every address in",
 } as const;
 
 export type ClusterInvariant = keyof typeof clusterInvariants;
@@ -40,7 +51,33 @@ export function checkClusterInvariants(set: ObjectSet): ClusterFinding[] {
   return (Object.keys(checks) as ClusterInvariant[]).flatMap((k) => checks[k](set));
 }
 
+/** A crossing check's findings, under its invariant's name. */
+const crossing =
+  (invariant: ClusterInvariant, check: (set: ObjectSet) => CrossingFinding[]) =>
+  (set: ObjectSet): ClusterFinding[] =>
+    check(set).map((f) => ({ invariant, ...f }));
+
 const checks: Record<ClusterInvariant, (set: ObjectSet) => ClusterFinding[]> = {
+  "objects-unique": (set) => {
+    const seen = new Map<string, string>();
+    const findings: ClusterFinding[] = [];
+    for (const o of set.objects) {
+      const id = `${o.apiVersion.split("/").length > 1 ? o.apiVersion.split("/")[0] : ""}/${nameOf(o)}`;
+      const source = set.releaseOf.get(o)?.name ?? "the platform";
+      const first = seen.get(id);
+      if (first === undefined) seen.set(id, source);
+      else
+        findings.push({
+          invariant: "objects-unique",
+          object: nameOf(o),
+          message: `is rendered by ${first} and by ${source}: the second install fails (Helm refuses an object another release owns) or the two fight over it; rename one or turn one off`,
+        });
+    }
+    return findings;
+  },
+  "scrapes-pass-the-mesh": crossing("scrapes-pass-the-mesh", scrapesPassTheMesh),
+  "acme-solvers-outside-the-mesh": crossing("acme-solvers-outside-the-mesh", acmeSolversOutsideTheMesh),
+  "no-open-access": crossing("no-open-access", noOpenAccess),
   "releases-template": (set) =>
     set.releases
       .filter((r) => r.error)

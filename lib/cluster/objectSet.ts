@@ -260,10 +260,16 @@ export function admittedPod(pod: PodTemplate, namespaces: ReadonlyMap<string, Ku
 function admit(objects: readonly KubeObject[], releases: readonly TemplatedRelease[]): PodTemplate[] {
   const namespaces = new Map(objects.filter((o) => o.kind === "Namespace").map((o) => [o.metadata.name, o]));
   const hooks = injectors(objects);
+  const installed = new Set(releases.filter((r) => !r.error).map((r) => r.chart));
   return objects.flatMap((o) => {
-    const pod = podTemplateOf(o);
-    if (!pod) return [];
-    const seen = admittedPod(pod, namespaces);
+    const template = podTemplateOf(o);
+    if (!template) return [];
+    const seen = admittedPod(template, namespaces);
+    // Pods a node proxy captures (Istio ambient), where that node proxy is installed.
+    const capturer = meshAdmissions.find(
+      (a) => a.nodeProxyChart !== undefined && installed.has(a.nodeProxyChart) && a.capturedByNodeProxy(seen),
+    );
+    const pod: PodTemplate = capturer ? { ...template, captured: capturer.mesh } : template;
     // hostNetwork pods are never injected; both injectors skip them.
     const hostNetwork =
       ((o.spec as { template?: { spec?: { hostNetwork?: boolean } } } | undefined)?.template?.spec
@@ -293,6 +299,8 @@ function admit(objects: readonly KubeObject[], releases: readonly TemplatedRelea
         containers: [...pod.containers, ...proxy.containers.map(asContainer)],
         initContainers: [...proxy.initContainers.map(asContainer), ...pod.initContainers],
         proxy: hook.admission.mesh,
+        // A sidecar-injected pod is never captured by the node proxy (istio-cni, cni/README.md at 1.30.3).
+        captured: undefined,
       },
     ];
   });

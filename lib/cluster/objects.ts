@@ -88,6 +88,8 @@ export interface PodTemplate {
   readonly replicas?: number;
   /** Admission added a mesh proxy (see `admit`). */
   readonly proxy?: string;
+  /** A mesh's node proxy captures it (Istio ambient's ztunnel). */
+  readonly captured?: string;
 }
 
 type Json = Record<string, unknown>;

@@ -254,6 +254,37 @@ export interface InjectedProxy {
   readonly annotations: Readonly<Record<string, string>>;
 }
 
+/** An object of the set a cluster receives, as the admission models read it. */
+export interface AdmissionObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+  };
+  readonly [key: string]: unknown;
+}
+
+/** A monitor's scrape of one pod's port, as the mesh sees it arrive. */
+export interface MeshScrape {
+  readonly pod: AdmittedPod;
+  /** The pod's namespace. */
+  readonly namespace: string;
+  /** A sidecar of this mesh was injected. */
+  readonly sidecar: boolean;
+  /** The mesh's node proxy captures the pod (Istio ambient). */
+  readonly captured: boolean;
+  /** The port scraped: a name, a number, or every declared port. */
+  readonly port: string | number | undefined;
+  /** Its number, where the pod declares it (or it is one). */
+  readonly portNumber?: number;
+  /** The scraper is in the mesh; undefined where it is not in the set (an existing Prometheus). */
+  readonly scraperInMesh: boolean | undefined;
+  /** Every object in the set: the mesh's mTLS policies among them. */
+  readonly objects: readonly AdmissionObject[];
+}
+
 /**
  * A mesh's admission, modelled where the platform's crossings depend on it: which mutating webhook is
  * its injector, which pods ask for a proxy, which the injector injects, and what it adds. Each value
@@ -280,4 +311,10 @@ export interface MeshAdmission {
    * `Kind namespace/name`, so pods may mount them though no template creates them.
    */
   writtenInto(namespace: string, installedCharts: ReadonlySet<string>): readonly string[];
+  /** The chart of the mesh's node proxy, through which pods join without a sidecar (Istio ambient: ztunnel). */
+  readonly nodeProxyChart?: string;
+  /** The node proxy captures the pod: its namespace or the pod itself is enrolled, and not opted out. */
+  capturedByNodeProxy(pod: AdmittedPod): boolean;
+  /** Why the mesh refuses a monitor's scrape, or undefined where it lets it through. */
+  scrapeRefusal(scrape: MeshScrape): string | undefined;
 }

@@ -10,16 +10,28 @@ import {
 } from "../../lib/cluster";
 import { clusterInputOf } from "../../lib/render";
 import { supportedKubernetes } from "../../lib/versions";
-import { matrixTargets, projectTargets } from "../matrix";
+import { ConfigError } from "../../lib/config";
+import {
+  clusterModeTargets,
+  combinationTargets,
+  extraTargets,
+  projectTargets,
+  type RenderTarget,
+} from "../matrix";
+import { renderCrossings } from "./renderCrossings";
 import { knownFailures, type KnownFailure } from "./knownFailures";
 
 /**
- * The cluster tier: every stack, example and matrix combination, each Helm release templated by a
- * real Helm 3 with its pinned chart and the platform's exact values, at the lowest and highest
- * Kubernetes version the platform supports, joined with the platform's own objects and the proxies
- * admission adds; every cluster invariant checked on each object set. Findings must be exactly the
- * known failures (test/cluster/knownFailures.ts): a new one fails, and so does a listed one that no
- * longer occurs, so the list only shrinks.
+ * The cluster tier and the combination matrix: every stack, every example, and every combination of
+ * mesh x ingress x monitoring backend x tier x deny by default (test/matrix.ts), plus each cluster mode
+ * and the options the combinations leave out. A combination the platform cannot build must be refused
+ * with its reason, one ConfigError naming each field; every other one renders, its deployment order
+ * holds (renderCrossings), and each Helm release is templated by a real Helm 3 with its pinned chart
+ * and the platform's exact values, at the lowest and highest Kubernetes version the platform supports,
+ * joined with the platform's own objects and the proxies admission adds; every cluster invariant is
+ * checked on each object set. Findings must be exactly the known failures
+ * (test/cluster/knownFailures.ts): a new one fails, and so does a listed one that no longer occurs, so
+ * the list only shrinks.
  *
  * CLUSTER_TIER_ONLY=<text> runs only the renders whose label contains it (while working on one
  * finding; known failures that do not occur there are then not reported as stale).
@@ -58,12 +70,44 @@ async function main(): Promise<number> {
   const templater = new HelmTemplater(helm, 2);
   const versions = [supportedKubernetes.lowest, supportedKubernetes.highest];
   const only = process.env.CLUSTER_TIER_ONLY;
-  const targets = [...projectTargets(), ...matrixTargets()].filter((t) => !only || t.label.includes(only));
+  const targets: RenderTarget[] = [
+    ...projectTargets(),
+    ...combinationTargets(),
+    ...clusterModeTargets(),
+    ...extraTargets(),
+  ].filter((t) => !only || t.label.includes(only));
   const occurrences: Occurrence[] = [];
+  /** Targets that went wrong outside the invariants: a refusal missing or wrong, a render failing, the order of deployment. */
+  const failures: string[] = [];
   let sets = 0;
   let releases = 0;
+  let refused = 0;
   for (const [i, target] of targets.entries()) {
-    const input = clusterInputOf(target.label, target.tier, await target.render());
+    let result;
+    try {
+      result = await target.render();
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (target.refusedBecause && err instanceof ConfigError && target.refusedBecause.test(message)) {
+        // One message, every problem naming a field, what is wrong and the fix.
+        const unnamed = err.problems.filter((p) => !p.path.startsWith("platform:") || !p.fix);
+        if (unnamed.length > 0) failures.push(`${target.label}: refused without naming a field and a fix`);
+        refused++;
+      } else {
+        failures.push(
+          `${target.label}: ${target.refusedBecause ? "refused for another reason" : "failed"}: ${message}`,
+        );
+      }
+      continue;
+    }
+    if (target.refusedBecause) {
+      failures.push(
+        `${target.label}: rendered, but the platform cannot build it (${target.refusedBecause.source})`,
+      );
+      continue;
+    }
+    failures.push(...renderCrossings(result).map((p) => `${target.label}: ${p}`));
+    const input = clusterInputOf(target.label, target.tier, result);
     for (const kubeVersion of versions) {
       const set = await objectSetOf(input, { templater, chartsDir, kubeVersion });
       sets++;
@@ -71,7 +115,7 @@ async function main(): Promise<number> {
       for (const finding of checkClusterInvariants(set))
         occurrences.push({ target: target.label, kubeVersion, finding });
     }
-    if (process.stdout.isTTY || (i + 1) % 25 === 0) console.log(`  ${i + 1}/${targets.length} renders`);
+    if ((i + 1) % 100 === 0) console.log(`  ${i + 1}/${targets.length} targets`);
   }
 
   const unexpected = occurrences.filter((o) => !knownFailures.some((k) => matches(k, o)));
@@ -79,7 +123,8 @@ async function main(): Promise<number> {
   const invariantCount = Object.keys(clusterInvariants).length;
   console.log(
     [
-      `cluster tier: ${targets.length} renders x ${versions.length} Kubernetes versions (${versions.join(", ")}) = ${sets} object sets`,
+      `combination matrix and cluster tier: ${targets.length} targets (stacks, examples, ${combinationTargets().length} combinations, cluster modes, options): ${refused} refused as they must be, ${targets.length - refused - failures.filter((f) => f.includes(": failed")).length} rendered`,
+      `  object sets: ${sets} (each rendered target at ${versions.length} Kubernetes versions: ${versions.join(", ")})`,
       `  releases templated: ${releases} (${templater.runs} distinct helm runs)`,
       `  invariants checked: ${invariantCount} on each object set = ${invariantCount * sets}`,
       `  findings: ${occurrences.length}, all known: ${unexpected.length === 0}; known failures listed: ${knownFailures.length}`,
@@ -108,7 +153,11 @@ async function main(): Promise<number> {
     );
     for (const k of stale) console.error(`  ${k.invariant} ${k.object.source} (${k.reason})`);
   }
-  return unexpected.length > 0 || stale.length > 0 ? 1 : 0;
+  if (failures.length > 0) {
+    console.error(`\n${failures.length} targets went wrong:`);
+    for (const f of failures) console.error(`  ${f}`);
+  }
+  return unexpected.length > 0 || stale.length > 0 || failures.length > 0 ? 1 : 0;
 }
 
 function matches(k: KnownFailure, o: Occurrence): boolean {

@@ -1,4 +1,5 @@
-import type { AdmittedPod, InjectedContainer, MeshAdmission } from "../mesh";
+import { istioFacts } from "../../versions";
+import type { AdmissionObject, AdmittedPod, InjectedContainer, MeshAdmission, MeshScrape } from "../mesh";
 
 /**
  * Istio's sidecar injector at 1.30.3. Its webhooks (rev.namespace., rev.object., namespace., object.
@@ -9,6 +10,56 @@ import type { AdmittedPod, InjectedContainer, MeshAdmission } from "../mesh";
 const optsOut = (pod: AdmittedPod) =>
   pod.labels["sidecar.istio.io/inject"] === "false" || pod.annotations["sidecar.istio.io/inject"] === "false";
 
+/** The ambient enrolment label, on a namespace or a pod (istio-cni, cni/README.md at 1.30.3). */
+const dataplaneMode = "istio.io/dataplane-mode";
+
+/** The root namespace, whose PeerAuthentication without a selector is mesh-wide. */
+const rootNamespace = "istio-system";
+
+/** Ports pilot-agent and Envoy serve outside inbound capture: 15020 (merged metrics), 15021, 15090. */
+const proxyOwnPorts = new Set<string | number>([
+  istioFacts.proxyMetricsPort,
+  15021,
+  15090,
+  "http-envoy-prom",
+]);
+
+interface PeerAuthenticationSpec {
+  selector?: { matchLabels?: Record<string, string> };
+  mtls?: { mode?: string };
+  portLevelMtls?: Record<string, { mode?: string }>;
+}
+
+/**
+ * The mTLS mode a pod's port takes, most specific PeerAuthentication first: the workload's (port
+ * level, then its own), the namespace's, the mesh-wide one in the root namespace; PERMISSIVE without any
+ * (security.istio.io PeerAuthentication reference; pilot/pkg/security/authn at 1.30.3).
+ */
+function mtlsMode(scrape: MeshScrape): string {
+  const policies = scrape.objects.filter(
+    (o) => o.kind === "PeerAuthentication" && o.apiVersion.startsWith("security.istio.io/"),
+  );
+  const spec = (o: AdmissionObject) => (o.spec ?? {}) as PeerAuthenticationSpec;
+  const selects = (o: AdmissionObject) =>
+    Object.entries(spec(o).selector?.matchLabels ?? {}).every(([k, v]) => scrape.pod.labels[k] === v);
+  const workload = policies.filter(
+    (o) => o.metadata.namespace === scrape.namespace && spec(o).selector && selects(o),
+  );
+  for (const o of workload) {
+    const port =
+      typeof scrape.port === "number" ? spec(o).portLevelMtls?.[String(scrape.port)]?.mode : undefined;
+    if (port && port !== "UNSET") return port;
+  }
+  for (const o of workload) {
+    const mode = spec(o).mtls?.mode;
+    if (mode && mode !== "UNSET") return mode;
+  }
+  const scoped = (ns: string) =>
+    policies.find((o) => o.metadata.namespace === ns && !spec(o).selector)?.spec as
+      PeerAuthenticationSpec | undefined;
+  return scoped(scrape.namespace)?.mtls?.mode ?? scoped(rootNamespace)?.mtls?.mode ?? "PERMISSIVE";
+}
+
 export const istioAdmission: MeshAdmission = {
   mesh: "istio",
   proxyConfigChart: "istiod",
@@ -17,6 +68,21 @@ export const istioAdmission: MeshAdmission = {
   scrapedCharts: ["istiod", "ztunnel"],
   // istiod's namespace controller writes the root certificate into every namespace
   // (pilot/pkg/serviceregistry/kube/controller/namespacecontroller.go at 1.30.3, PILOT_CA_CERT_CONFIGMAP).
+  nodeProxyChart: "ztunnel",
+  // A sidecar-injected pod is never captured, and a pod label of "none" opts out (cni/README.md at 1.30.3).
+  capturedByNodeProxy: (pod) =>
+    pod.labels[dataplaneMode] !== "none" &&
+    (pod.labels[dataplaneMode] === "ambient" || pod.namespaceLabels[dataplaneMode] === "ambient"),
+  scrapeRefusal(scrape: MeshScrape) {
+    if (!scrape.sidecar && !scrape.captured) return undefined;
+    if (mtlsMode(scrape) !== "STRICT") return undefined;
+    // The sidecar's own ports take plain scrapes; the app's port takes mTLS only.
+    if (scrape.sidecar && scrape.port !== undefined && proxyOwnPorts.has(scrape.port)) return undefined;
+    if (scrape.captured && scrape.scraperInMesh !== false) return undefined;
+    return scrape.sidecar
+      ? `its port ${JSON.stringify(scrape.port ?? "(every port)")} takes only mTLS under STRICT, and Prometheus is outside the mesh: scrape the sidecar's merged metrics (15020, /stats/prometheus) instead`
+      : "ztunnel takes only mTLS under STRICT, and this scraper is outside the ambient mesh: enrol the scraper's pods (istio.io/dataplane-mode: ambient)";
+  },
   writtenInto: (namespace, installed) =>
     installed.has("istiod") ? [`ConfigMap ${namespace}/istio-ca-root-cert`] : [],
   isInjectionWebhook: (name) => name.endsWith("sidecar-injector.istio.io"),

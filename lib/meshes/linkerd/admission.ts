@@ -50,6 +50,10 @@ export const linkerdAdmission: MeshAdmission = {
   controlPlaneCharts: ["linkerd-control-plane"],
   scrapedCharts: ["linkerd-control-plane"],
   writtenInto: () => [],
+  capturedByNodeProxy: () => false,
+  // The proxy takes plain text from clients outside the mesh; only a policy refuses them, and the plan
+  // grants scrapes wherever a policy applies (Plan.apps[].grants).
+  scrapeRefusal: () => undefined,
   isInjectionWebhook: (name) => name === "linkerd-proxy-injector.linkerd.io",
   asksForProxy: (pod) => {
     const v = injectValue(pod);
