@@ -206,7 +206,10 @@ async function assemble(
   const out: RenderedResource[] = [];
   for (const r of recorded) {
     const key = `${r.type}::${r.name}`;
-    const explicit = (await dependsOnList(r.opts.dependsOn)).map((d) => keyOf.get(d)).filter(isString);
+    // Pulumi waits once for a resource named twice in dependsOn; so does the review.
+    const explicit = [
+      ...new Set((await dependsOnList(r.opts.dependsOn)).map((d) => keyOf.get(d)).filter(isString)),
+    ];
     const implicit = (await r.inputDependencies).map((d) => keyOf.get(d)).filter(isString);
     const provider = r.custom ? providerOf(r, r.type.split(":")[0]) : undefined;
     const providerKey = provider ? keyOf.get(provider) : undefined;

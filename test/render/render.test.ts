@@ -11,6 +11,7 @@ import {
   secretText,
   stacksOf,
   stageGraph,
+  summary,
   type RenderResult,
 } from "../../lib/render";
 
@@ -73,6 +74,68 @@ describe.each(targets)("$label", ({ label }) => {
     expect(doc.resources.map((r) => r.type)).toContain("pulumi:providers:kubernetes");
     expect(doc.outputs.kubeconfig).toBe(secretText);
     expect(files["graph.mmd"].startsWith("flowchart LR\n")).toBe(true);
+  });
+});
+
+describe("the files are for review: nothing a reviewer need not read", () => {
+  test.each(targets)(
+    "$label: options only where they differ from Pulumi's defaults, no empty dependsOn",
+    async ({ label }) => {
+      const doc = YAML.parse(renderFiles(await renderOf(label))["resources.yaml"]) as {
+        resources: { options?: Record<string, unknown>; dependsOn?: string[] }[];
+      };
+      for (const r of doc.resources) {
+        for (const [option, value] of Object.entries(r.options ?? {})) {
+          expect({ option, value }).not.toEqual({ option, value: false });
+          expect({ option, value }).not.toEqual({ option, value: [] });
+        }
+        expect(r.dependsOn).not.toEqual([]);
+      }
+    },
+  );
+
+  test("prod's cluster shows it is protected; dev's, which is not, does not say so", async () => {
+    const clusterOf = (text: string) =>
+      (
+        YAML.parse(text) as { resources: { type: string; options?: Record<string, unknown> }[] }
+      ).resources.find((r) => r.type === "gcp:container/cluster:Cluster");
+    expect(clusterOf(renderFiles(await renderOf("stacks/prod"))["resources.yaml"])?.options).toMatchObject({
+      protect: true,
+    });
+    expect(
+      clusterOf(renderFiles(await renderOf("stacks/dev"))["resources.yaml"])?.options,
+    ).not.toHaveProperty("protect");
+  });
+
+  test.each(targets)("$label: each resource waits for another once", async ({ label }) => {
+    const repeated = (await renderOf(label)).resources.filter(
+      (r) => new Set(r.dependsOn).size !== r.dependsOn.length,
+    );
+    expect(repeated.map((r) => r.key)).toEqual([]);
+  });
+
+  test("the dev stack monitors nothing it does not install: no Linkerd multicluster", async () => {
+    const names = (await renderOf("stacks/dev")).resources.map(
+      (r) => (r.inputs.metadata as { name?: string } | undefined)?.name,
+    );
+    expect(names.filter((n) => n?.includes("multicluster"))).toEqual([]);
+  });
+
+  test("graph labels name the kind once", async () => {
+    const graph = renderFiles(await renderOf("stacks/dev"))["graph.mmd"];
+    expect(graph).toContain('["Deployment<br/>shop/shop"]');
+    expect(graph).not.toMatch(/\["(\w+)<br\/>\1 /);
+  });
+
+  test("the summary lists every component, each with its own resources", async () => {
+    const result = await renderOf("stacks/dev");
+    const lines = summary(result, "out/dev").split("\n");
+    const components = result.resources.filter((r) => !r.custom);
+    expect(lines[0]).toContain(`in ${components.length} components`);
+    for (const c of components) {
+      expect(lines.filter((l) => l.trimStart().startsWith(`${c.name} (`))).toHaveLength(1);
+    }
+    expect(lines).toContain("    gke-dev (GkeCluster): 1 Cluster, 1 NodePool, 1 Provider (kubernetes)");
   });
 });
 
