@@ -18,6 +18,7 @@ export {
   type NamespacePlan,
   type Plan,
   type PlannedRelease,
+  type ResolvePlanOptions,
 } from "./plan";
 export {
   ConfigError,

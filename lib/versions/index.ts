@@ -4,3 +4,4 @@ export * from "./linkerd";
 export * from "./istio";
 export * from "./valuesKeys";
 export * from "./ingress";
+export * from "./gcp";
