@@ -1,9 +1,6 @@
-import { spawnSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
-import { main } from "../../lib/render/cli";
 import {
   readProject,
   renderFiles,
@@ -197,67 +194,6 @@ describe("what resources.yaml shows a reviewer", () => {
     const cluster = /^gcp:(container|kms|compute\/(network|subnetwork|router|routerNat|firewall)):/;
     expect(result.resources.filter((r) => cluster.test(r.type)).map((r) => r.type)).toEqual([]);
     expect(result.resources.filter((r) => r.type === "pulumi:providers:kubernetes")).toHaveLength(1);
-  });
-});
-
-describe("npm run render", () => {
-  let tmp: string;
-  beforeAll(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-"));
-    // A project whose program is the repository's, with one good and one misspelled stack config.
-    fs.writeFileSync(
-      path.join(tmp, "Pulumi.yaml"),
-      `name: scratch\nruntime: nodejs\nmain: ${JSON.stringify(path.join(root, "stacks", "index.ts"))}\n`,
-    );
-    const base = "config:\n  gcp:project: acme-scratch\n  gcp:region: europe-west1\n  platform:tier: dev\n";
-    fs.writeFileSync(path.join(tmp, "Pulumi.good.yaml"), base);
-    fs.writeFileSync(path.join(tmp, "Pulumi.bad.yaml"), `${base}  platform:mesh:\n    kind: linkred\n`);
-  });
-
-  test("writes out/<name>/ and prints a summary", async () => {
-    const out = path.join(tmp, "out");
-    const log = jest.spyOn(console, "log").mockImplementation(() => undefined);
-    try {
-      expect(await main([tmp, "--stack", "good", "--out", out])).toBe(0);
-      expect(log.mock.calls[0][0]).toMatch(/^Rendered scratch\/good to .*: \d+ resources in \d+ components/);
-    } finally {
-      log.mockRestore();
-    }
-    expect(fs.readdirSync(out).sort()).toEqual([
-      "graph.mmd",
-      "helm-releases.yaml",
-      "manifests.yaml",
-      "resources.yaml",
-    ]);
-  });
-
-  test("a misspelled config exits non-zero with one readable message and no stack trace", () => {
-    const run = spawnSync(
-      process.execPath,
-      [require.resolve("tsx/cli"), path.join(root, "lib/render/cli.ts"), tmp, "--stack", "bad"],
-      { cwd: root, encoding: "utf8" },
-    );
-    expect(run.status).toBe(1);
-    expect(run.stdout).toBe("");
-    expect(run.stderr.trim()).toBe(
-      [
-        "Invalid environment config in Pulumi.bad.yaml:",
-        '  platform:mesh.kind: "linkred" is not allowed (did you mean "linkerd"?)',
-        '    allowed: "linkerd", "istio", "none"',
-        '    fix: set platform:mesh.kind to "linkerd"',
-      ].join("\n"),
-    );
-  });
-
-  test("an unknown stack or a bad argument is a usage error, not a crash", async () => {
-    const error = jest.spyOn(console, "error").mockImplementation(() => undefined);
-    try {
-      expect(await main([])).toBe(2);
-      expect(await main(["no-such-stack", "--out", path.join(tmp, "x")])).toBe(1);
-      expect(String(error.mock.calls[1][0])).toMatch(/^render failed: no stack "no-such-stack"/);
-    } finally {
-      error.mockRestore();
-    }
   });
 });
 
