@@ -18,6 +18,7 @@ export {
   type NamespacePlan,
   type Plan,
   type PlannedRelease,
+  type ResolvePlanOptions,
 } from "./plan";
 export {
   ConfigError,
@@ -60,6 +61,14 @@ export { meshFor, meshOf, type Mesh, type MeshKind, type MeshSettings } from "./
 export { standaloneCharts, type CertManagerRef, type ChartContext, type MonitoringRef } from "./deploy";
 export { crdOwnership, type CrdOwners } from "./crds";
 
-// Review and safety: the offline render and the invariants it and the policy pack check.
-export { renderProgram, renderProject, type RenderResult } from "./render";
+// Review and safety: the offline render (`renderStack` is the `gke-mesh-platform render` command's
+// work) and the invariants it and the policy pack check.
+export {
+  renderProgram,
+  renderProject,
+  renderStack,
+  type RenderResult,
+  type RenderStackOptions,
+  type RenderedStack,
+} from "./render";
 export { checkInvariants, type Violation } from "./safety";

@@ -33,6 +33,7 @@ test("the package exports a curated list of values", () => {
     "planFor",
     "renderProgram",
     "renderProject",
+    "renderStack",
     "resolvePlan",
     "standaloneCharts",
   ]);

@@ -80,3 +80,9 @@ function editDistance(a: string, b: string): number {
   }
   return d[a.length][b.length];
 }
+
+/**
+ * What an encrypted (`secure:`) config value holds where it cannot be decrypted, as in the offline
+ * render without the stack's passphrase. The schema checks recognise it and say so plainly.
+ */
+export const secretPlaceholder = "[secret]";

@@ -21,6 +21,7 @@ export function checkRules(input: EnvironmentInput, config: PlatformConfig): Con
     ...loadBalancerRules(input, config),
     ...crdRules(input, config),
     ...appRules(config),
+    ...exposureCollisions(config),
   ];
 }
 
@@ -163,7 +164,7 @@ function clusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
   const problems: ConfigProblem[] = [];
   const c = config.cluster;
   if (c.mode === "existing") return problems;
-  if (!c.location.startsWith(config.gcp.region)) {
+  if (c.location !== config.gcp.region && !c.location.startsWith(`${config.gcp.region}-`)) {
     problems.push({
       path: cfg("cluster.location"),
       problem: `${showValue(c.location)} is outside gcp:region ${showValue(config.gcp.region)}, where the network is built`,
@@ -620,6 +621,39 @@ function appRules(config: PlatformConfig): ConfigProblem[] {
         problem: 'is set, but monitoring.backend is "none", so nothing would scrape it',
         fix: "choose a monitoring.backend, or remove the app's metrics",
       });
+    }
+  });
+  return problems;
+}
+
+/**
+ * Two apps exposed on one host and path through one way in: two routes for one listener, of which the
+ * controller serves one (Gateway API: the oldest route wins) and the other app gets no traffic.
+ * Methods both apps restrict to, without one in common, keep them apart.
+ */
+function exposureCollisions(config: PlatformConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const claimed = new Map<string, { index: number; name: string; methods?: AppExposure["methods"] }[]>();
+  config.apps.forEach((app, i) => {
+    const e = app.expose;
+    if (!e) return;
+    // A trailing slash matches the same requests as none (Gateway API PathPrefix matches whole segments).
+    const path = e.path.length > 1 ? e.path.replace(/\/+$/, "") : e.path;
+    for (const via of e.via) {
+      const key = `${via} ${e.host} ${path}`;
+      const earlier = (claimed.get(key) ?? []).find(
+        (other) => !other.methods || !e.methods || other.methods.some((m) => e.methods?.includes(m)),
+      );
+      if (earlier) {
+        problems.push({
+          path: cfg(`apps[${i}].expose`),
+          problem: `exposes host "${e.host}" and path "${e.path}" through ${via}, as app "${earlier.name}" (platform:apps[${earlier.index}]) already does; one of the two routes would get no traffic`,
+          allowed: `one app per host and path on each way in, such as path "/api" for one and "/" for the other`,
+          fix: `give platform:apps[${i}].expose another path or host, or expose the two apps as one`,
+        });
+        break;
+      }
+      claimed.set(key, [...(claimed.get(key) ?? []), { index: i, name: app.name, methods: e.methods }]);
     }
   });
   return problems;

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { istioVersions } from "../versions";
+import { gcpLocationProblem, gcpRegionProblem, machineTypeProblem } from "./gcpValues";
+import { checkedString, hostNameProblem, imageReferenceProblem, valueCheck } from "./valueChecks";
 
 /**
  * The environment config as a user writes it, in `stacks/Pulumi.<env>.yaml` under the `platform:`
@@ -67,7 +69,7 @@ const resourceName = z
   .string()
   .regex(
     /^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$/,
-    "lowercase letters, digits and '-', starting with a letter, at most 40 characters",
+    "a name of lowercase letters, digits and '-', starting with a letter, at most 40 characters, such as shop",
   );
 /**
  * An istiod revision: a DNS label short enough for its Service `istiod-<revision>` (63 characters), in
@@ -85,19 +87,19 @@ const labels = z.record(
     .string()
     .regex(
       /^[a-z][a-z0-9_-]{0,62}$/,
-      "a GCP label key: lowercase, starting with a letter, at most 63 characters",
+      "a GCP label key: lowercase, starting with a letter, at most 63 characters, such as team",
     ),
   z
     .string()
     .regex(
       /^[a-z0-9_-]{0,63}$/,
-      "a GCP label value: lowercase letters, digits, '_' and '-', at most 63 characters",
+      "a GCP label value: lowercase letters, digits, '_' and '-', at most 63 characters, such as payments",
     ),
 );
 
 export const gcpSchema = z.strictObject({
   project: z.string().regex(/^[a-z][-a-z0-9]{4,28}[a-z0-9]$/, "a GCP project id such as acme-platform-dev"),
-  region: z.string().regex(/^[a-z]+-[a-z]+[0-9]+$/, "a GCP region such as europe-west1"),
+  region: checkedString(gcpRegionProblem),
 });
 
 export const networkSchema = z.strictObject({
@@ -117,9 +119,7 @@ export const networkSchema = z.strictObject({
 
 export const nodePoolSchema = z.strictObject({
   name: resourceName,
-  machineType: z
-    .string()
-    .regex(/^[a-z0-9]+-[a-z0-9-]+$/, "a Compute Engine machine type such as e2-standard-4"),
+  machineType: checkedString(machineTypeProblem),
   /** Nodes per zone, lower bound of the autoscaler. */
   minNodes: z.int().min(0).max(1000),
   /** Nodes per zone, upper bound of the autoscaler. */
@@ -176,7 +176,7 @@ export const existingClusterSchema = z.strictObject({
   /** Name of a GKE cluster made elsewhere; the platform reads its endpoint and CA. */
   name: resourceName.optional(),
   /** Zone or region of that cluster. */
-  location: z.string().optional(),
+  location: checkedString(gcpLocationProblem).optional(),
   /** Path of a kubeconfig file to use instead of name and location (any conformant cluster). */
   kubeconfigPath: z.string().min(1).optional(),
   /** Context inside that kubeconfig. @default its current-context */
@@ -189,10 +189,7 @@ export const clusterSchema = z.strictObject({
   /** Cluster name. @default `gke-<stack>` */
   name: resourceName.optional(),
   /** Zone (zonal cluster) or region (regional). @default `<region>-b` in dev, the region elsewhere */
-  location: z
-    .string()
-    .regex(/^[a-z]+-[a-z]+[0-9]+(-[a-z])?$/, "a GCP region or zone such as europe-west1 or europe-west1-b")
-    .optional(),
+  location: checkedString(gcpLocationProblem).optional(),
   /** GKE release channel. @default REGULAR, STABLE in prod */
   releaseChannel: z.enum(releaseChannels).optional(),
   /** GKE's Gateway API channel. @default standard */
@@ -274,7 +271,17 @@ export const clusterSchema = z.strictObject({
   /** GCP labels on the cluster, beside environment (the tier), stack and managed-by. */
   labels: labels
     // `environment` comes from the tier: the prod-protected safety check and the policy pack read it.
-    .refine((l) => !("environment" in l), "environment is set from platform:tier; remove it")
+    .check(
+      valueCheck((l) =>
+        "environment" in l
+          ? {
+              problem: `sets "environment", which the platform sets from platform:tier`,
+              allowed: "GCP labels other than environment, such as team: payments",
+              fix: (path) => `remove environment from ${path}; platform:tier sets it`,
+            }
+          : undefined,
+      ),
+    )
     .optional(),
   /** Node pools (Standard mode). @default one autoscaled pool sized per tier */
   nodePools: z.array(nodePoolSchema).min(1).optional(),
@@ -455,7 +462,7 @@ export const ingressSchema = z.strictObject({
   /** Let's Encrypt certificates for Traefik and ingress-nginx, through cert-manager. */
   acme: z
     .strictObject({
-      email: z.email(),
+      email: z.email("an email address such as ops@example.com"),
       /** http01 through the ingress, or dns01 in Cloud DNS with Workload Identity. @default http01 */
       solver: z.enum(["http01", "dns01"]).optional(),
       /** Let's Encrypt's staging directory, for trying things out. @default false */
@@ -473,7 +480,7 @@ export const monitoringSchema = z.strictObject({
    */
   selectorLabels: z.record(z.string(), z.string()).optional(),
   /** Query URL of an existing Prometheus (existing-prometheus), for the mesh dashboard. */
-  prometheusUrl: z.url().optional(),
+  prometheusUrl: z.url("a URL such as http://prometheus.monitoring.svc:9090").optional(),
   /** The mesh's Grafana dashboards in the platform's Grafana (backend prometheus). @default false */
   meshDashboards: z.boolean().optional(),
 });
@@ -508,7 +515,17 @@ export const meshRouteSchema = z.strictObject({
         /** Exact header values, e.g. `x-request-id: alternative`. */
         headers: z
           .record(headerName, z.string().min(1))
-          .refine((h) => Object.keys(h).length <= 16, "at most 16 headers (the HTTPRoute CRD's limit)")
+          .check(
+            valueCheck((h) =>
+              Object.keys(h).length > 16
+                ? {
+                    problem: `has ${Object.keys(h).length} headers; the HTTPRoute CRD allows at most 16 in one match`,
+                    allowed: "at most 16 headers, such as x-request-id: alternative",
+                    fix: (path) => `split ${path} over several matches of at most 16 headers each`,
+                  }
+                : undefined,
+            ),
+          )
           .optional(),
       }),
     )
@@ -597,29 +614,26 @@ export const appSchema = z.strictObject({
   name: resourceName,
   /** @default the app's name */
   namespace: resourceName.optional(),
-  image: z.string().min(1),
+  image: checkedString(imageReferenceProblem),
   port: z.int().min(1).max(65535),
   /** @default 1 in dev, 2 elsewhere */
   replicas: z.int().min(1).max(1000).optional(),
   /** Prometheus metrics on the app's port, scraped by the environment's monitoring. */
-  metrics: z.strictObject({ path: z.string().startsWith("/") }).optional(),
+  metrics: z
+    .strictObject({ path: z.string().startsWith("/", "a path starting with /, such as /metrics") })
+    .optional(),
   /** Expose through the environment's ingress. */
   expose: z
     .strictObject({
-      host: z
-        .string()
-        .regex(
-          /^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/,
-          "a DNS host name such as shop.example.com",
-        ),
+      host: checkedString(hostNameProblem),
       /** @default / */
-      path: z.string().startsWith("/").optional(),
+      path: z.string().startsWith("/", "a path starting with /, such as /shop").optional(),
       /** Which ways; list two during an Ingress-to-Gateway migration. @default [ingress.kind] */
       via: z.array(z.enum(exposurePaths)).min(1).optional(),
       /** Longest a request may take end to end. @default 30 */
       timeoutSeconds: z.int().min(1).max(86400).optional(),
       /** The app's readiness path, which load balancers health-check. @default / */
-      healthCheckPath: z.string().startsWith("/").optional(),
+      healthCheckPath: z.string().startsWith("/", "a path starting with /, such as /healthz").optional(),
       /** Remove `path` before the request reaches the app. @default false */
       stripPrefix: z.boolean().optional(),
       /** Only these methods are routed. @default all */

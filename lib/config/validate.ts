@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { ConfigError, nearest, showValue, type ConfigProblem } from "./errors";
+import { ConfigError, nearest, secretPlaceholder, showValue, type ConfigProblem } from "./errors";
 import { environmentInputSchema, type EnvironmentInput } from "./schema";
+import { valueProblemOf } from "./valueChecks";
 
 /**
  * Checks a raw environment (as assembled from Pulumi config) against the schema. Throws one
@@ -8,15 +9,51 @@ import { environmentInputSchema, type EnvironmentInput } from "./schema";
  * `resolvePlan` (lib/plan).
  * @param source where the config came from, for the message (e.g. `stacks/Pulumi.dev.yaml`)
  */
-export function parseInput(raw: unknown, source?: string): EnvironmentInput {
+export function parseInput(
+  raw: unknown,
+  source?: string,
+  secretKeys: readonly string[] = [],
+): EnvironmentInput {
   const parsed = environmentInputSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     throw new ConfigError(
-      parsed.error.issues.flatMap((issue) => toProblems(issue)),
+      parsed.error.issues.flatMap((issue) => {
+        const problems = toProblems(issue);
+        return secretKeys.includes(configKeyOf(issue.path))
+          ? problems.map((p) => keptSecret(p, issue))
+          : problems;
+      }),
       source,
     );
   }
   return parsed.data;
+}
+
+/** The Pulumi config key a path lies under: `platform:ingress` for ingress.acme.email, `gcp:region`. */
+function configKeyOf(path: readonly PropertyKey[]): string {
+  const [head, next] = path.map(String);
+  return head === "gcp" && next !== undefined ? `gcp:${next}` : `platform:${head}`;
+}
+
+/**
+ * A problem with a secret's decrypted value, told without the value: no quote of it, no suggestion
+ * near it.
+ */
+function keptSecret(problem: ConfigProblem, issue: z.core.$ZodIssue): ConfigProblem {
+  const input: unknown = "input" in issue ? issue.input : undefined;
+  if (input === secretPlaceholder || input === undefined || typeof input === "object") return problem;
+  const shown = showValue(input);
+  const hide = (text: string) =>
+    text
+      .split(shown)
+      .join("the secret value")
+      .replace(/ \(did you mean [^)]*\)/g, "");
+  return {
+    path: problem.path,
+    problem: hide(problem.problem),
+    ...(problem.allowed ? { allowed: hide(problem.allowed) } : {}),
+    fix: `set the secret again: pulumi config set --secret --path '${problem.path}' <value>`,
+  };
 }
 
 /** `["mesh", "kind"]` → `platform:mesh.kind`; `["gcp", "region"]` → `gcp:region` (the provider's key). */
@@ -32,6 +69,7 @@ export function configPath(path: readonly PropertyKey[]): string {
 function toProblems(issue: z.core.$ZodIssue): ConfigProblem[] {
   const path = configPath(issue.path);
   const input: unknown = "input" in issue ? issue.input : undefined;
+  if (input === secretPlaceholder) return [secretProblem(path, issue)];
   switch (issue.code) {
     case "unrecognized_keys": {
       // gcp:project and gcp:region are the provider's keys, not platform:* keys.
@@ -62,37 +100,69 @@ function toProblems(issue: z.core.$ZodIssue): ConfigProblem[] {
         },
       ];
     }
-    case "invalid_type":
+    case "invalid_type": {
+      const leaf = schemaAt(issue.path);
+      const expected = leaf ? kindOf(leaf) : (expectedKinds[issue.expected] ?? issue.expected);
+      const accepted = leaf instanceof z.ZodNumber ? numberRange(leaf) : expected;
+      const example = leaf ? exampleOf(leaf, lastKey(issue.path)) : undefined;
+      const withExample = example === undefined ? "" : `, such as ${example}`;
       return [
         {
           path,
           problem:
             input === undefined
-              ? `is required`
-              : `${showValue(input)} is a ${typeName(input)}, not a ${issue.expected}`,
-          allowed: `a ${issue.expected}`,
-          fix: input === undefined ? `set ${path}` : `write ${path} as a ${issue.expected}`,
+              ? "is required"
+              : `${showValue(input)} is ${typeName(input)}, not ${expected}`,
+          allowed: `${accepted}${withExample}`,
+          fix: `set ${path} to ${accepted}${withExample}`,
         },
       ];
-    case "invalid_format":
+    }
+    case "invalid_format": {
+      const allowed = formatText(issue, lastKey(issue.path));
+      // "an email address such as ops@example.com" → "is not an email address"; longer descriptions
+      // (alternatives, lists of rules) are not one noun, so the value "is not valid".
+      const noun = /^(an? [^,]+?),? such as \S+$/.exec(allowed)?.[1];
       return [
         {
           path,
-          problem: `${showValue(input)} is not valid`,
-          allowed: issue.message,
-          fix: `set ${path} to ${issue.message}`,
+          problem: `${showValue(input)} is not ${noun ?? "valid"}`,
+          allowed,
+          fix: `set ${path} to ${allowed}`,
         },
       ];
+    }
     case "too_small":
     case "too_big": {
-      const bound = issue.code === "too_small" ? `at least ${issue.minimum}` : `at most ${issue.maximum}`;
-      const unit = issue.origin === "array" ? " items" : issue.origin === "string" ? " characters" : "";
+      const leaf = schemaAt(issue.path);
+      const example = leaf ? exampleOf(leaf, lastKey(issue.path)) : undefined;
+      const withExample = example === undefined ? "" : `, such as ${example}`;
+      const small = issue.code === "too_small";
+      const bound = small ? issue.minimum : issue.maximum;
+      if (issue.origin === "array" || issue.origin === "string") {
+        const unit = issue.origin === "array" ? "item" : "character";
+        const limit = `${small ? "at least" : "at most"} ${bound} ${unit}${Number(bound) === 1 ? "" : "s"}`;
+        const count = Array.isArray(input) || typeof input === "string" ? input.length : undefined;
+        return [
+          {
+            path,
+            problem:
+              count === 0
+                ? "is empty"
+                : `${showValue(input)} has ${count} ${unit}${count === 1 ? "" : "s"}, too ${small ? "few" : "many"}`,
+            allowed: limit,
+            fix: `set ${path} to ${limit}${withExample}`,
+          },
+        ];
+      }
+      const range =
+        leaf instanceof z.ZodNumber ? numberRange(leaf) : `${small ? "at least" : "at most"} ${bound}`;
       return [
         {
           path,
-          problem: `${showValue(input)} is too ${issue.code === "too_small" ? "small" : "large"}`,
-          allowed: `${bound}${unit}`,
-          fix: `set ${path} to ${bound}${unit}`,
+          problem: `${showValue(input)} is too ${small ? "small" : "large"}`,
+          allowed: range,
+          fix: `set ${path} to ${range}${withExample}`,
         },
       ];
     }
@@ -107,31 +177,80 @@ function toProblems(issue: z.core.$ZodIssue): ConfigProblem[] {
       );
     case "invalid_element":
       return issue.issues.flatMap((inner) => toProblems({ ...inner, path: [...issue.path, ...inner.path] }));
+    case "custom": {
+      const found = valueProblemOf(issue.params);
+      if (found) return [{ path, problem: found.problem, allowed: found.allowed, fix: found.fix(path) }];
+      return [{ path, problem: issue.message, fix: `correct ${path}` }];
+    }
     default:
       return [{ path, problem: issue.message, fix: `correct ${path}` }];
   }
 }
 
+/**
+ * A `secure:` value the render could not decrypt holds a placeholder, which no format accepts; say so
+ * instead of calling the placeholder invalid.
+ */
+function secretProblem(path: string, issue: z.core.$ZodIssue): ConfigProblem {
+  const leaf = schemaAt(issue.path);
+  const example = leaf ? exampleOf(leaf, lastKey(issue.path)) : undefined;
+  const allowed =
+    issue.code === "invalid_format"
+      ? formatText(issue, lastKey(issue.path))
+      : (valueProblemOf("params" in issue ? issue.params : undefined)?.allowed ??
+        (leaf ? `${kindOf(leaf)}${example === undefined ? "" : `, such as ${example}`}` : undefined));
+  return {
+    path,
+    problem: "is encrypted (secure:), and this render could not decrypt it, so its value cannot be checked",
+    ...(allowed ? { allowed } : {}),
+    fix: "render with PULUMI_CONFIG_PASSPHRASE set to the stack's passphrase (passphrase secrets provider); with another secrets provider, pulumi preview checks it",
+  };
+}
+
+/** What a field accepts, in words: the schema's own text, or plain words for zod's built-in formats. */
+function formatText(issue: z.core.$ZodIssue & { code: "invalid_format" }, key: string | undefined): string {
+  if (!/^Invalid\b/.test(issue.message)) return issue.message;
+  switch (issue.format) {
+    case "email":
+      return "an email address such as ops@example.com";
+    case "url":
+      return "a URL such as https://example.com";
+    case "starts_with": {
+      const prefix = (issue as { prefix?: string }).prefix ?? "";
+      return `text starting with ${showValue(prefix)}, such as ${stringExamples[key ?? ""] ?? `${prefix}example`}`;
+    }
+    case "regex":
+      return `text matching ${String((issue as { pattern?: string }).pattern)}`;
+    default:
+      return `a valid ${issue.format}`;
+  }
+}
+
 /** The keys the schema accepts at a path, for "did you mean" on unknown keys. */
 function keysAt(path: readonly PropertyKey[]): string[] {
+  const schema = schemaAt(path);
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+}
+
+/** The schema of the field at a path, unwrapped of optional and nullable; undefined when none. */
+function schemaAt(path: readonly PropertyKey[]): z.core.$ZodType | undefined {
   let schema: z.core.$ZodType = environmentInputSchema;
   for (const segment of path) {
     schema = unwrap(schema);
     if (schema instanceof z.ZodObject) {
       const shape: Record<string, z.core.$ZodType | undefined> = schema.shape;
       const next = shape[String(segment)];
-      if (!next) return [];
+      if (!next) return undefined;
       schema = next;
     } else if (schema instanceof z.ZodArray) {
       schema = schema.element;
     } else if (schema instanceof z.ZodRecord) {
       schema = schema.valueType;
     } else {
-      return [];
+      return undefined;
     }
   }
-  schema = unwrap(schema);
-  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+  return unwrap(schema);
 }
 
 function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
@@ -141,8 +260,119 @@ function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
   return s;
 }
 
+function lastKey(path: readonly PropertyKey[]): string | undefined {
+  const keys = path.filter((p): p is string => typeof p === "string");
+  return keys[keys.length - 1];
+}
+
+/** A field's kind in words, as in "not a whole number". */
+function kindOf(schema: z.core.$ZodType): string {
+  if (schema instanceof z.ZodNumber) return schema.isInt ? "a whole number" : "a number";
+  if (schema instanceof z.ZodBoolean) return "true or false";
+  if (schema instanceof z.ZodString) return "text";
+  if (schema instanceof z.ZodArray) return "a list";
+  if (schema instanceof z.ZodObject || schema instanceof z.ZodRecord) return "a map";
+  if (schema instanceof z.ZodEnum) return `one of ${schema.options.map((o) => showValue(o)).join(", ")}`;
+  return "a value of another type";
+}
+
+/** zod's names for types, in words, for issues whose field the schema walk does not reach. */
+const expectedKinds: Record<string, string> = {
+  string: "text",
+  number: "a number",
+  int: "a whole number",
+  boolean: "true or false",
+  array: "a list",
+  object: "a map",
+  record: "a map",
+};
+
 function typeName(value: unknown): string {
-  if (Array.isArray(value)) return "list";
+  if (Array.isArray(value)) return "a list";
   if (value === null) return "null";
-  return typeof value === "object" ? "map" : typeof value;
+  if (typeof value === "boolean") return "true or false";
+  return typeof value === "object" ? "a map" : `a ${typeof value}`;
+}
+
+function numberRange(schema: z.ZodNumber): string {
+  const kind = schema.isInt ? "a whole number" : "a number";
+  const { minValue: min, maxValue: max } = schema;
+  const finite = (n: number | null): n is number => n !== null && Number.isFinite(n) && Math.abs(n) < 2 ** 52;
+  if (finite(min) && finite(max)) return `${kind} from ${min} to ${max}`;
+  if (finite(min)) return `${kind} of at least ${min}`;
+  if (finite(max)) return `${kind} of at most ${max}`;
+  return kind;
+}
+
+// Typical values of fields whose schema says no example itself, by the field's key.
+const numberExamples: Record<string, number> = {
+  port: 8080,
+  replicas: 2,
+  minNodes: 1,
+  maxNodes: 3,
+  diskSizeGb: 100,
+  hours: 6,
+  timeoutSeconds: 30,
+  drainingTimeoutSeconds: 30,
+  rotationDays: 90,
+  percent: 10,
+  status: 503,
+  weight: 1,
+  attempts: 2,
+};
+const stringExamples: Record<string, string> = {
+  region: "europe-west1",
+  location: "europe-west1-b",
+  machineType: "e2-standard-4",
+  image: "europe-docker.pkg.dev/acme/apps/shop:1.4.2",
+  host: "shop.example.com",
+  email: "ops@example.com",
+  path: "/shop",
+  healthCheckPath: "/healthz",
+  kubeconfigPath: "~/.kube/config",
+  context: "gke_acme_europe-west1_shared",
+  serviceAccount: "collector",
+  namespace: "tracing",
+  gatewayApiBundleFile: "gateway-api/standard-install.yaml",
+  certificates: "shop-example-com",
+  name: "office",
+};
+
+/** A concrete valid value for a field, written as in a stack file. */
+function exampleOf(schema: z.core.$ZodType, key: string | undefined, depth = 0): string | undefined {
+  const s = unwrap(schema);
+  if (depth > 3) return undefined;
+  if (s instanceof z.ZodEnum) return showValue(s.options[0]);
+  if (s instanceof z.ZodBoolean) return "true";
+  if (s instanceof z.ZodNumber) {
+    const typical = numberExamples[key ?? ""] ?? 1;
+    return String(Math.min(Math.max(typical, s.minValue ?? typical), s.maxValue ?? typical));
+  }
+  if (s instanceof z.ZodString) {
+    const fromFormat = /such as ([^\s,;()]+)/.exec(formatMessage(s) ?? "")?.[1];
+    const text = fromFormat ?? stringExamples[key ?? ""];
+    return text === undefined ? undefined : showValue(text);
+  }
+  if (s instanceof z.ZodArray) {
+    const element = exampleOf(s.element, key, depth + 1);
+    return element === undefined ? undefined : `[${element}]`;
+  }
+  if (s instanceof z.ZodObject) {
+    const shape: Record<string, z.core.$ZodType> = s.shape;
+    const required = Object.keys(shape).filter((k) => !(shape[k] instanceof z.ZodOptional));
+    const keys = required.length > 0 ? required : Object.keys(shape).slice(0, 1);
+    const parts = keys.map((k) => `${k}: ${exampleOf(shape[k], k, depth + 1) ?? "..."}`);
+    return `{${parts.join(", ")}}`;
+  }
+  return undefined;
+}
+
+/** The message a string schema's regex or format check gives, which names an example. */
+function formatMessage(schema: z.ZodString): string | undefined {
+  for (const check of schema._zod.def.checks ?? []) {
+    const def = check._zod.def as { error?: (issue: never) => unknown };
+    const text = typeof def.error === "function" ? def.error(undefined as never) : undefined;
+    if (typeof text === "string") return text;
+  }
+  return undefined;
 }

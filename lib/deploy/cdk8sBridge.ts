@@ -101,7 +101,8 @@ export function deployChart(prefix: string, chart: Chart, opts: DeployChartOptio
     const resource = kubernetesResource(resourceName(prefix, o), o, {
       provider: opts.provider,
       parent: opts.parent,
-      dependsOn: [...(opts.dependsOn ?? []), ...(nsDep ? [nsDep] : [])],
+      // Once each: the namespace may also be among the chart's own dependencies.
+      dependsOn: [...new Set([...(opts.dependsOn ?? []), ...(nsDep ? [nsDep] : [])])],
       retainOnDelete: opts.retainOnDelete,
       ...(opts.aliases ? { aliases: [...opts.aliases] } : {}),
     });

@@ -3,7 +3,8 @@ import {
   ConfigError,
   checkRules,
   configWarnings,
-  environmentFromConfig,
+  assembleEnvironment,
+  configKeyProblems,
   isGuarded,
   parseInput,
   probePathOf,
@@ -109,14 +110,24 @@ export interface Plan {
   readonly warnings: readonly string[];
 }
 
+export interface ResolvePlanOptions {
+  /** Config keys holding secrets (`platform:ingress`): problems with their values do not quote them. */
+  readonly secretKeys?: readonly string[];
+}
+
 /**
  * Turns a raw environment (as assembled from Pulumi config) into a plan, or throws one `ConfigError`
  * listing every problem: the schema's, then the cross-field rules', the mesh's, CRD ownership's and
  * the chart overrides' (their keys included) together. Nothing is registered before it returns.
  * @param source where the config came from, for the message (e.g. `stacks/Pulumi.dev.yaml`)
  */
-export function resolvePlan(raw: unknown, stack: string, source?: string): Plan {
-  const input = parseInput(raw, source);
+export function resolvePlan(
+  raw: unknown,
+  stack: string,
+  source?: string,
+  options: ResolvePlanOptions = {},
+): Plan {
+  const input = parseInput(raw, source, options.secretKeys);
   return planFor(resolveConfig(input, stack), input, source);
 }
 
@@ -189,7 +200,24 @@ export function parseEnvironment(raw: unknown, stack: string, source?: string): 
  */
 export function loadPlan(values: Record<string, string> = pulumi.runtime.allConfig()): Plan {
   const stack = pulumi.getStack();
-  return resolvePlan(environmentFromConfig(values), stack, `Pulumi.${stack}.yaml`);
+  const source = `Pulumi.${stack}.yaml`;
+  // Keys the platform would not read are reported with every other problem, in one error.
+  const keyProblems = configKeyProblems(values, pulumi.getProject());
+  // Which keys hold secrets: the SDK knows, but says so only through its runtime's internals.
+  const isSecret = (pulumi.runtime as unknown as { isConfigSecret?: (key: string) => boolean })
+    .isConfigSecret;
+  const secretKeys = Object.keys(values).filter((k) => isSecret?.(k) === true);
+  let plan: Plan;
+  try {
+    plan = resolvePlan(assembleEnvironment(values), stack, source, { secretKeys });
+  } catch (err) {
+    if (err instanceof ConfigError && keyProblems.length > 0) {
+      throw new ConfigError([...keyProblems, ...err.problems], source);
+    }
+    throw err;
+  }
+  if (keyProblems.length > 0) throw new ConfigError(keyProblems, source);
+  return plan;
 }
 
 /** `loadPlan`, for the config only. */

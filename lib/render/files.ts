@@ -1,6 +1,6 @@
 import * as YAML from "yaml";
 import { applyOrder, criticalPath, mermaid, shortType } from "./graph";
-import type { RenderResult, RenderedResource } from "./run";
+import type { RenderResult, RenderedOptions, RenderedResource } from "./run";
 
 /** The files a render writes, by name. Pure: the same result always gives the same bytes. */
 export function renderFiles(result: RenderResult): Record<string, string> {
@@ -40,13 +40,29 @@ function resourcesYaml(result: RenderResult): string {
       ...(r.custom ? {} : { component: true }),
       ...(r.read ? { read: true } : {}),
       ...(r.provider ? { provider: r.provider } : {}),
-      options: r.options,
-      dependsOn: r.dependsOn,
+      ...nonDefaultOptions(r),
+      ...(r.dependsOn.length > 0 ? { dependsOn: r.dependsOn } : {}),
       ...(r.custom ? { inputs: sortKeys(r.inputs) } : {}),
     })),
     outputs: sortKeys(result.outputs),
   };
   return header("Every resource the program registers, with its options and inputs.") + stringify(doc);
+}
+
+/**
+ * Only the options a program changed from Pulumi's defaults (not protected, deleted with the stack,
+ * replaced create-before-delete, every change applied): a default says nothing to a reviewer.
+ */
+function nonDefaultOptions(r: RenderedResource): { options?: Partial<RenderedOptions> } {
+  const o = r.options;
+  const options: Partial<RenderedOptions> = {
+    ...(o.protect ? { protect: true } : {}),
+    ...(o.retainOnDelete ? { retainOnDelete: true } : {}),
+    ...(o.deleteBeforeReplace ? { deleteBeforeReplace: true } : {}),
+    ...(o.ignoreChanges.length > 0 ? { ignoreChanges: o.ignoreChanges } : {}),
+    ...(o.replaceOnChanges.length > 0 ? { replaceOnChanges: o.replaceOnChanges } : {}),
+  };
+  return Object.keys(options).length > 0 ? { options } : {};
 }
 
 function manifestsYaml(result: RenderResult): string {
@@ -87,28 +103,47 @@ function helmReleasesYaml(result: RenderResult): string {
   return header("Helm releases, with their pinned charts and values.") + stringify({ releases });
 }
 
-/** A short report for the terminal: counts per component and kind, the critical path, warnings. */
+/**
+ * A short report for the terminal: totals, then every component with the resources directly in it
+ * (siblings of one type past a handful folded into one line), the critical path and the warnings.
+ */
 export function summary(result: RenderResult, outDir: string): string {
-  const topLevel = result.resources.filter((r) => !r.parent);
-  const parentOf = new Map(result.resources.map((r) => [r.key, r.parent]));
-  const rootOf = (key: string): string => {
-    let cur = key;
-    while (parentOf.get(cur)) cur = parentOf.get(cur) as string;
-    return cur;
+  const customs = result.resources.filter((r) => r.custom);
+  const components = result.resources.filter((r) => !r.custom);
+  const children = new Map<string | undefined, RenderedResource[]>();
+  for (const r of result.resources) children.set(r.parent, [...(children.get(r.parent) ?? []), r]);
+  const counts = (list: readonly RenderedResource[]): string => {
+    const byKind = new Map<string, number>();
+    for (const r of list) byKind.set(kindOf(r), (byKind.get(kindOf(r)) ?? 0) + 1);
+    const parts = [...byKind.entries()].sort(([a], [b]) => compareText(a, b)).map(([k, n]) => `${n} ${k}`);
+    return parts.join(", ") || "no resources of its own";
   };
   const lines = [
     `Rendered ${result.project}/${result.stack} to ${outDir}/: ` +
-      `${result.resources.filter((r) => r.custom).length} resources in ${result.resources.filter((r) => !r.custom).length} components, ` +
+      `${customs.length} resources in ${components.length} components, ` +
       `${kubernetesObjects(result).length} Kubernetes objects, ${helmReleases(result).length} Helm releases`,
   ];
-  for (const root of topLevel) {
-    const counts = new Map<string, number>();
-    for (const r of result.resources) {
-      if (r.custom && rootOf(r.key) === root.key) counts.set(kindOf(r), (counts.get(kindOf(r)) ?? 0) + 1);
+  const own = (key: string | undefined) => (children.get(key) ?? []).filter((r) => r.custom);
+  const top = own(undefined);
+  if (top.length > 0) lines.push(`  (outside any component): ${counts(top)}`);
+  const list = (parent: string | undefined, indent: string): void => {
+    const kids = (children.get(parent) ?? []).filter((r) => !r.custom);
+    const byType = new Map<string, RenderedResource[]>();
+    for (const c of kids) byType.set(c.type, [...(byType.get(c.type) ?? []), c]);
+    for (const c of kids) {
+      const same = byType.get(c.type) ?? [];
+      if (same.length > foldAbove) {
+        // Thousands of apps read better as one line per type than as thousands of lines.
+        if (same[0] !== c) continue;
+        const under = same.flatMap((s) => own(s.key));
+        lines.push(`${indent}${same.length} ${shortType(c.type)} components: ${counts(under)}`);
+        continue;
+      }
+      lines.push(`${indent}${c.name} (${shortType(c.type)}): ${counts(own(c.key))}`);
+      list(c.key, `${indent}  `);
     }
-    const list = [...counts.entries()].sort(([a], [b]) => compareText(a, b)).map(([k, n]) => `${n} ${k}`);
-    lines.push(`  ${root.name} (${shortType(root.type)}): ${list.join(", ") || "no resources"}`);
-  }
+  };
+  list(undefined, "  ");
   const path = criticalPath(result.resources);
   lines.push(`  critical path (${path.length} steps): ${path.map((k) => k.split("::")[1]).join(" -> ")}`);
   if (result.warnings.length > 0) {
@@ -117,6 +152,9 @@ export function summary(result: RenderResult, outDir: string): string {
   }
   return lines.join("\n");
 }
+
+/** Sibling components of one type beyond this many are summed up in one line. */
+const foldAbove = 8;
 
 function kindOf(r: RenderedResource): string {
   return typeof r.inputs.kind === "string" ? r.inputs.kind : shortType(r.type);
@@ -130,7 +168,7 @@ function stringify(value: unknown): string {
 }
 
 function header(what: string): string {
-  return `# ${what}\n# Written by \`npm run render\`; do not edit.\n`;
+  return `# ${what}\n# Written by the offline render (gke-mesh-platform render); do not edit.\n`;
 }
 
 /** Keys sorted at every level, so the output does not depend on the order a program set them. */

@@ -108,9 +108,9 @@ export function shortType(type: string): string {
 function objectNameOf(r: RenderedResource): string | undefined {
   const metadata = r.inputs.metadata as { name?: unknown; namespace?: unknown } | undefined;
   if (typeof metadata?.name !== "string") return undefined;
-  const kind = typeof r.inputs.kind === "string" ? `${r.inputs.kind} ` : "";
+  // The kind is the label's first line already.
   const ns = typeof metadata.namespace === "string" ? `${metadata.namespace}/` : "";
-  return `${kind}${ns}${metadata.name}`;
+  return `${ns}${metadata.name}`;
 }
 
 function escape(text: string): string {

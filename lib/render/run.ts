@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { secretPlaceholder } from "../config";
 import { OfflineMocks } from "./mocks";
 
 /** The options of a resource that matter to a reviewer of a deployment. */
@@ -54,9 +55,19 @@ export interface RenderProgramArgs {
   readonly secretKeys?: readonly string[];
   /** The Pulumi program: what its entry module exports (a function, or an object of outputs). */
   readonly program: () => unknown;
+  /** Called as the render goes: after each resource the program registers, then once per later phase. */
+  readonly onProgress?: (progress: RenderProgress) => void;
 }
 
-export const secretText = "[secret]";
+/** How far a render is: the program registering resources, then the render resolving what they wait for. */
+export interface RenderProgress {
+  readonly phase: "registering" | "resolving";
+  /** Resources registered so far. */
+  readonly resources: number;
+}
+
+/** What a secret shows as, in a render's files and in config the render could not decrypt. */
+export const secretText = secretPlaceholder;
 
 /** What a transformation sees; components may also carry `providers` for their children. */
 type SeenOptions = pulumi.ResourceOptions &
@@ -94,7 +105,9 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
   pulumi.runtime.setAllConfig(args.config, [...(args.secretKeys ?? [])]);
 
   const recorded: Omit<Recorded, "custom">[] = [];
+  const onProgress = args.onProgress;
   const transformation: pulumi.ResourceTransformation = ({ resource, type, name, props, opts }) => {
+    onProgress?.({ phase: "registering", resources: recorded.length + 1 });
     recorded.push({
       resource,
       type,
@@ -143,6 +156,7 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
   }
   if (failure) throw failure.error;
 
+  onProgress?.({ phase: "resolving", resources: recorded.length });
   const resources = await assemble(recorded, mocks);
   return {
     project: args.project,
@@ -207,7 +221,10 @@ async function assemble(
   const out: RenderedResource[] = [];
   for (const r of recorded) {
     const key = `${r.type}::${r.name}`;
-    const explicit = (await dependsOnList(r.opts.dependsOn)).map((d) => keyOf.get(d)).filter(isString);
+    // Pulumi waits once for a resource named twice in dependsOn; so does the review.
+    const explicit = [
+      ...new Set((await dependsOnList(r.opts.dependsOn)).map((d) => keyOf.get(d)).filter(isString)),
+    ];
     const implicit = (await r.inputDependencies).map((d) => keyOf.get(d)).filter(isString);
     const provider = r.custom ? providerOf(r, r.type.split(":")[0]) : undefined;
     const providerKey = provider ? keyOf.get(provider) : undefined;

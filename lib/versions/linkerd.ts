@@ -8,12 +8,6 @@ export const linkerdFacts = {
    * linkerd2 148fd1c16 (#14111, edge-25.6.3, 2.19+): recipes matching `admin-http` scrape nothing.
    */
   controlPlaneAdminPorts: ["dest-admin", "spval-admin", "policy-admin", "ident-admin", "injector-admin"],
-  /**
-   * The multicluster service mirror's admin port and pod labels
-   * (multicluster/charts/linkerd-multicluster/templates/controller/deployment.yaml).
-   */
-  serviceMirrorAdminPort: "ctrl-admin",
-  serviceMirrorPodLabels: { "linkerd.io/extension": "multicluster", component: "controller" },
   /** The proxy's admin port and container (charts/partials/templates/_proxy.tpl). */
   proxyAdminPort: "linkerd-admin",
   proxyContainer: "linkerd-proxy",

@@ -51,7 +51,7 @@ describe("typos fail with the nearest valid key or value", () => {
       }),
     );
     expect(p.path).toBe("platform:cluster.nodePools[0].minNodes");
-    expect(p.problem).toBe('"3" is a string, not a number');
+    expect(p.problem).toBe('"3" is a string, not a whole number');
   });
 
   test("every problem is reported at once, gcp keys under the provider's namespace", () => {

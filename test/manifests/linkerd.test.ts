@@ -40,9 +40,13 @@ function renderChartPodMonitors(ns: string): Obj[] {
         .replace(/\{\{ \.Release\.Namespace \}\}/g, ns),
     )
     .join("\n");
-  return YAML.parseAllDocuments(text)
-    .map((d) => d.toJS() as Obj | null)
-    .filter((d): d is Obj => d !== null && d.kind === "PodMonitor");
+  return (
+    YAML.parseAllDocuments(text)
+      .map((d) => d.toJS() as Obj | null)
+      .filter((d): d is Obj => d !== null && d.kind === "PodMonitor")
+      // The template's service-mirror monitor is for linkerd-multicluster, which the platform does not install.
+      .filter((d) => d.metadata.name !== "linkerd-multicluster-controller")
+  );
 }
 
 type Obj = {
@@ -256,12 +260,8 @@ describe("monitors", () => {
       }),
   );
 
-  test("three PodMonitors, labelled for the stack's Prometheus, with sourceLabels and a list of endpoints", () => {
-    expect(operator.map((o) => o.metadata.name)).toEqual([
-      "linkerd-controller",
-      "linkerd-multicluster-controller",
-      "linkerd-proxy",
-    ]);
+  test("two PodMonitors (no multicluster service mirror: the platform does not install it), labelled for the stack's Prometheus, with sourceLabels and a list of endpoints", () => {
+    expect(operator.map((o) => o.metadata.name)).toEqual(["linkerd-controller", "linkerd-proxy"]);
     for (const m of operator) {
       expect(m.metadata.labels).toEqual({
         "linkerd.io/control-plane-ns": "linkerd",
@@ -319,7 +319,6 @@ describe("monitors", () => {
     );
     expect(gmp.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
       "PodMonitoring/linkerd-controller",
-      "ClusterPodMonitoring/linkerd-multicluster-controller",
       "ClusterPodMonitoring/linkerd-proxy",
     ]);
     expect(

@@ -59,6 +59,16 @@ test("the critical path is the longest dependency chain", () => {
   expect(criticalPath(resources)).toEqual(["t:x::a", "t:x::b", "t:x::c"]);
 });
 
+test("a Kubernetes object's label gives its kind, then its namespace and name", () => {
+  const text = mermaid([
+    {
+      ...resource("kubernetes:apps/v1:Deployment::shop", [], "Deployment"),
+      inputs: { kind: "Deployment", metadata: { name: "web", namespace: "shop" } },
+    },
+  ]);
+  expect(text).toBe(["flowchart LR", '  r0["Deployment<br/>shop/web"]', ""].join("\n"));
+});
+
 test("the Mermaid graph nests components and draws prerequisite --> dependent", () => {
   const text = mermaid([
     resource("pkg:component:C::group"),

@@ -1,9 +1,6 @@
-import { spawnSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
-import { main } from "../../lib/render/cli";
 import {
   readProject,
   renderFiles,
@@ -11,6 +8,7 @@ import {
   secretText,
   stacksOf,
   stageGraph,
+  summary,
   type RenderResult,
 } from "../../lib/render";
 
@@ -76,6 +74,68 @@ describe.each(targets)("$label", ({ label }) => {
   });
 });
 
+describe("the files are for review: nothing a reviewer need not read", () => {
+  test.each(targets)(
+    "$label: options only where they differ from Pulumi's defaults, no empty dependsOn",
+    async ({ label }) => {
+      const doc = YAML.parse(renderFiles(await renderOf(label))["resources.yaml"]) as {
+        resources: { options?: Record<string, unknown>; dependsOn?: string[] }[];
+      };
+      for (const r of doc.resources) {
+        for (const [option, value] of Object.entries(r.options ?? {})) {
+          expect({ option, value }).not.toEqual({ option, value: false });
+          expect({ option, value }).not.toEqual({ option, value: [] });
+        }
+        expect(r.dependsOn).not.toEqual([]);
+      }
+    },
+  );
+
+  test("prod's cluster shows it is protected; dev's, which is not, does not say so", async () => {
+    const clusterOf = (text: string) =>
+      (
+        YAML.parse(text) as { resources: { type: string; options?: Record<string, unknown> }[] }
+      ).resources.find((r) => r.type === "gcp:container/cluster:Cluster");
+    expect(clusterOf(renderFiles(await renderOf("stacks/prod"))["resources.yaml"])?.options).toMatchObject({
+      protect: true,
+    });
+    expect(
+      clusterOf(renderFiles(await renderOf("stacks/dev"))["resources.yaml"])?.options,
+    ).not.toHaveProperty("protect");
+  });
+
+  test.each(targets)("$label: each resource waits for another once", async ({ label }) => {
+    const repeated = (await renderOf(label)).resources.filter(
+      (r) => new Set(r.dependsOn).size !== r.dependsOn.length,
+    );
+    expect(repeated.map((r) => r.key)).toEqual([]);
+  });
+
+  test("the dev stack monitors nothing it does not install: no Linkerd multicluster", async () => {
+    const names = (await renderOf("stacks/dev")).resources.map(
+      (r) => (r.inputs.metadata as { name?: string } | undefined)?.name,
+    );
+    expect(names.filter((n) => n?.includes("multicluster"))).toEqual([]);
+  });
+
+  test("graph labels name the kind once", async () => {
+    const graph = renderFiles(await renderOf("stacks/dev"))["graph.mmd"];
+    expect(graph).toContain('["Deployment<br/>shop/shop"]');
+    expect(graph).not.toMatch(/\["(\w+)<br\/>\1 /);
+  });
+
+  test("the summary lists every component, each with its own resources", async () => {
+    const result = await renderOf("stacks/dev");
+    const lines = summary(result, "out/dev").split("\n");
+    const components = result.resources.filter((r) => !r.custom);
+    expect(lines[0]).toContain(`in ${components.length} components`);
+    for (const c of components) {
+      expect(lines.filter((l) => l.trimStart().startsWith(`${c.name} (`))).toHaveLength(1);
+    }
+    expect(lines).toContain("    gke-dev (GkeCluster): 1 Cluster, 1 NodePool, 1 Provider (kubernetes)");
+  });
+});
+
 test("two renders of the same input are byte-identical", async () => {
   const first = renderFiles(await renderProject(root, "dev"));
   const second = renderFiles(await renderProject(root, "dev"));
@@ -134,67 +194,6 @@ describe("what resources.yaml shows a reviewer", () => {
     const cluster = /^gcp:(container|kms|compute\/(network|subnetwork|router|routerNat|firewall)):/;
     expect(result.resources.filter((r) => cluster.test(r.type)).map((r) => r.type)).toEqual([]);
     expect(result.resources.filter((r) => r.type === "pulumi:providers:kubernetes")).toHaveLength(1);
-  });
-});
-
-describe("npm run render", () => {
-  let tmp: string;
-  beforeAll(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-"));
-    // A project whose program is the repository's, with one good and one misspelled stack config.
-    fs.writeFileSync(
-      path.join(tmp, "Pulumi.yaml"),
-      `name: scratch\nruntime: nodejs\nmain: ${JSON.stringify(path.join(root, "stacks", "index.ts"))}\n`,
-    );
-    const base = "config:\n  gcp:project: acme-scratch\n  gcp:region: europe-west1\n  platform:tier: dev\n";
-    fs.writeFileSync(path.join(tmp, "Pulumi.good.yaml"), base);
-    fs.writeFileSync(path.join(tmp, "Pulumi.bad.yaml"), `${base}  platform:mesh:\n    kind: linkred\n`);
-  });
-
-  test("writes out/<name>/ and prints a summary", async () => {
-    const out = path.join(tmp, "out");
-    const log = jest.spyOn(console, "log").mockImplementation(() => undefined);
-    try {
-      expect(await main([tmp, "--stack", "good", "--out", out])).toBe(0);
-      expect(log.mock.calls[0][0]).toMatch(/^Rendered scratch\/good to .*: \d+ resources in \d+ components/);
-    } finally {
-      log.mockRestore();
-    }
-    expect(fs.readdirSync(out).sort()).toEqual([
-      "graph.mmd",
-      "helm-releases.yaml",
-      "manifests.yaml",
-      "resources.yaml",
-    ]);
-  });
-
-  test("a misspelled config exits non-zero with one readable message and no stack trace", () => {
-    const run = spawnSync(
-      process.execPath,
-      [require.resolve("tsx/cli"), path.join(root, "lib/render/cli.ts"), tmp, "--stack", "bad"],
-      { cwd: root, encoding: "utf8" },
-    );
-    expect(run.status).toBe(1);
-    expect(run.stdout).toBe("");
-    expect(run.stderr.trim()).toBe(
-      [
-        "Invalid environment config in Pulumi.bad.yaml:",
-        '  platform:mesh.kind: "linkred" is not allowed (did you mean "linkerd"?)',
-        '    allowed: "linkerd", "istio", "none"',
-        '    fix: set platform:mesh.kind to "linkerd"',
-      ].join("\n"),
-    );
-  });
-
-  test("an unknown stack or a bad argument is a usage error, not a crash", async () => {
-    const error = jest.spyOn(console, "error").mockImplementation(() => undefined);
-    try {
-      expect(await main([])).toBe(2);
-      expect(await main(["no-such-stack", "--out", path.join(tmp, "x")])).toBe(1);
-      expect(String(error.mock.calls[1][0])).toMatch(/^render failed: no stack "no-such-stack"/);
-    } finally {
-      error.mockRestore();
-    }
   });
 });
 

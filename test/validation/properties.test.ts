@@ -26,8 +26,15 @@ const name = mostly(
   fc.constantFrom("shop", "api", "web-2"),
   fc.constantFrom("Shop", "-x", "a".repeat(70), ""),
 );
+// Several hosts, so that apps of one environment mostly differ: two on one host and path are refused.
 const host = mostly(
-  fc.constantFrom("shop.example.com", "*.example.org"),
+  fc.constantFrom(
+    "shop.example.com",
+    "*.example.org",
+    "api.example.com",
+    "web.example.net",
+    "books.example.io",
+  ),
   fc.constantFrom("shop", "Shop.Example.com"),
 );
 
@@ -43,7 +50,7 @@ const app = fc.record(
       fc.record(
         {
           host,
-          path: maybe(fc.constantFrom("/", "/shop")),
+          path: maybe(fc.constantFrom("/", "/shop", "/api")),
           via: rarely(
             fc.uniqueArray(fc.constantFrom("gke-gateway", "traefik", "ingress-nginx", "gce-ingress"), {
               minLength: 1,

@@ -19,9 +19,10 @@ export interface LinkerdMonitorsProps {
 export const controllerPortRegex = ".*-admin$";
 
 /**
- * Scrape targets for the Linkerd control plane, the multicluster service mirror and every proxy,
- * as the pinned chart's own PodMonitor template defines them (templates/podmonitor.yaml,
- * edge-26.8.3), or the same targets as Managed Service for Prometheus objects.
+ * Scrape targets for the Linkerd control plane and every proxy, as the pinned chart's own PodMonitor
+ * template defines them (templates/podmonitor.yaml, edge-26.8.3), or the same targets as Managed
+ * Service for Prometheus objects. Not the template's multicluster service mirror: the platform does
+ * not install linkerd-multicluster, and a monitor for what is not installed only misleads.
  */
 export class LinkerdMonitors extends Construct {
   constructor(scope: Construct, id: string, props: LinkerdMonitorsProps) {
@@ -65,25 +66,6 @@ export class LinkerdMonitors extends Construct {
           ]),
         },
       });
-      new PodMonitor(this, "service-mirror", {
-        metadata: metadata("linkerd-multicluster-controller"),
-        spec: {
-          namespaceSelector: { any: true },
-          selector: { matchLabels: {} },
-          podMetricsEndpoints: endpoint([
-            {
-              sourceLabels: [
-                "__meta_kubernetes_pod_label_linkerd_io_control_plane_component",
-                "__meta_kubernetes_pod_container_port_name",
-              ],
-              action: "keep",
-              regex: `(linkerd-service-mirror|controller);${controllerPortRegex}`,
-            },
-            dropProxyAdmin,
-            componentLabel,
-          ]),
-        },
-      });
       new PodMonitor(this, "proxy", {
         metadata: metadata("linkerd-proxy"),
         spec: {
@@ -107,14 +89,6 @@ export class LinkerdMonitors extends Construct {
         },
       });
     }
-    new ClusterPodMonitoring(this, "service-mirror", {
-      metadata: { name: "linkerd-multicluster-controller" },
-      spec: {
-        selector: { matchLabels: { ...linkerdFacts.serviceMirrorPodLabels } },
-        endpoints: [{ port: linkerdFacts.serviceMirrorAdminPort, interval }],
-        targetLabels: { metadata: ["pod", "container"] },
-      },
-    });
     new ClusterPodMonitoring(this, "proxy", {
       metadata: { name: "linkerd-proxy" },
       spec: {

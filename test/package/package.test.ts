@@ -1,0 +1,199 @@
+import { spawnSync, type SpawnSyncReturns } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+
+/**
+ * The package as a user gets it: `npm run pack` builds and packs the library; the tarball installs
+ * into new consumer projects (one compiled as CommonJS, one as nodenext, neither with esModuleInterop
+ * or skipLibCheck), which type-check and render with the package's own command; and an example copied
+ * out of the repository installs from the tarball and renders. Installs come from the npm cache where
+ * it has the packages (`--prefer-offline`), without install scripts, as in the repository.
+ * Run by `npm run test:package` (CI runs it); outside `npm test` for its minutes of installs.
+ */
+
+const root = path.resolve(__dirname, "../..");
+const rootPackage = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
+  version: string;
+  peerDependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+const installed = (name: string): string =>
+  (
+    JSON.parse(fs.readFileSync(path.join(root, "node_modules", name, "package.json"), "utf8")) as {
+      version: string;
+    }
+  ).version;
+
+let tmp: string;
+let tarball: string;
+
+/** Runs a command without the variables npm sets for the script running this test, which would point it here. */
+function run(command: string, args: readonly string[], cwd: string): SpawnSyncReturns<string> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+  return spawnSync(command, args, { cwd, env: { ...env, CI: "true" }, encoding: "utf8", timeout: 300_000 });
+}
+
+function ok(result: SpawnSyncReturns<string>): SpawnSyncReturns<string> {
+  if (result.status !== 0) {
+    throw new Error(`exit ${String(result.status)}\n${result.stdout}\n${result.stderr}`);
+  }
+  return result;
+}
+
+const install = (cwd: string, ...args: string[]) =>
+  ok(
+    run("npm", ["install", ...args, "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"], cwd),
+  );
+
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "package-"));
+  ok(run("npm", ["run", "pack", "--", "--pack-destination", tmp], root));
+  tarball = path.join(tmp, `gke-mesh-platform-${rootPackage.version}.tgz`);
+}, 300_000);
+
+afterAll(() => {
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("the tarball", () => {
+  let files: string[];
+  beforeAll(() => {
+    files = ok(run("tar", ["-tzf", tarball], tmp))
+      .stdout.split("\n")
+      .filter(Boolean)
+      .map((f) => f.replace(/^package\//, ""));
+  });
+
+  test("holds the compiled library, its command, the licence and the README", () => {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "dist/index.js",
+        "dist/index.d.ts",
+        "dist/render/cli.js",
+        "dist/versions/values-keys.json",
+        "LICENSE",
+        "README.md",
+        "package.json",
+      ]),
+    );
+  });
+
+  test("holds no sources, tests or source maps that point at files it does not ship", () => {
+    expect(files.filter((f) => !/^(dist\/|LICENSE$|README\.md$|package\.json$)/.test(f))).toEqual([]);
+    expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
+  });
+
+  test("its declarations do not name zod, whose own fail without esModuleInterop or skipLibCheck", () => {
+    const unpacked = path.join(tmp, "unpacked");
+    fs.mkdirSync(unpacked);
+    ok(run("tar", ["-xzf", tarball, "-C", unpacked], tmp));
+    const declarations = files.filter((f) => f.endsWith(".d.ts"));
+    expect(declarations.length).toBeGreaterThan(50);
+    const naming = declarations.filter((f) =>
+      /from "zod"|import\("zod"\)/.test(fs.readFileSync(path.join(unpacked, "package", f), "utf8")),
+    );
+    expect(naming).toEqual([]);
+  });
+});
+
+/** A new Pulumi program of one's own that uses the library, as its README shows. */
+function consumer(name: string, compilerOptions: Record<string, unknown>): string {
+  const dir = path.join(tmp, name);
+  fs.mkdirSync(dir);
+  const write = (file: string, text: string) => fs.writeFileSync(path.join(dir, file), text);
+  write(
+    "package.json",
+    JSON.stringify(
+      {
+        name,
+        private: true,
+        main: "index.ts",
+        dependencies: {
+          "gke-mesh-platform": `file:${tarball}`,
+          ...Object.fromEntries(Object.keys(rootPackage.peerDependencies).map((p) => [p, installed(p)])),
+        },
+        devDependencies: { typescript: installed("typescript"), "@types/node": installed("@types/node") },
+      },
+      null,
+      2,
+    ),
+  );
+  write("tsconfig.json", JSON.stringify({ compilerOptions, files: ["index.ts"] }, null, 2));
+  write("Pulumi.yaml", `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n`);
+  write("Pulumi.dev.yaml", fs.readFileSync(path.join(root, "stacks", "Pulumi.dev.yaml"), "utf8"));
+  write(
+    "index.ts",
+    [
+      'import * as k8s from "@pulumi/kubernetes";',
+      'import { CertManager, ConfigError, Platform, loadPlan, type PlatformConfig } from "gke-mesh-platform";',
+      "",
+      "// The whole platform from the stack's config, and a building block's Args type-checked too.",
+      "export = () => {",
+      '  const platform = new Platform("platform", { plan: loadPlan() });',
+      '  const tier: PlatformConfig["tier"] = platform.config.tier;',
+      "  const check: (p: k8s.Provider) => CertManager = (provider) =>",
+      '    new CertManager("unused", { trustManager: true, provider });',
+      "  void check;",
+      "  void ConfigError;",
+      "  return { ...platform.outputs(), tier };",
+      "};",
+      "",
+    ].join("\n"),
+  );
+  install(dir);
+  return dir;
+}
+
+const strictCompiler = { strict: true, target: "ES2022", types: ["node"], noEmit: true };
+
+describe.each([
+  ["commonjs", { ...strictCompiler, module: "commonjs", moduleResolution: "node" }],
+  ["nodenext", { ...strictCompiler, module: "nodenext", moduleResolution: "nodenext" }],
+])("a new %s program that installs the tarball", (kind, compilerOptions) => {
+  let dir: string;
+  beforeAll(() => {
+    dir = consumer(`consumer-${kind}`, compilerOptions);
+  }, 300_000);
+
+  test("type-checks without esModuleInterop or skipLibCheck", () => {
+    const tsc = run(process.execPath, [path.join(dir, "node_modules/typescript/bin/tsc"), "-p", "."], dir);
+    expect(`${tsc.stdout}${tsc.stderr}`).toBe("");
+    expect(tsc.status).toBe(0);
+  }, 300_000);
+
+  test("shares the program's Pulumi SDK and providers: one copy of each", () => {
+    for (const peer of Object.keys(rootPackage.peerDependencies)) {
+      expect(fs.existsSync(path.join(dir, "node_modules/gke-mesh-platform/node_modules", peer))).toBe(false);
+      expect(fs.existsSync(path.join(dir, "node_modules", peer, "package.json"))).toBe(true);
+    }
+  });
+
+  test("renders with the package's command into out/<stack>/", () => {
+    const render = run(path.join(dir, "node_modules/.bin/gke-mesh-platform"), ["render", "."], dir);
+    expect({ status: render.status, stderr: render.stderr.replace(/^rendering .*\n/gm, "") }).toEqual({
+      status: 0,
+      stderr: "",
+    });
+    expect(render.stdout).toMatch(new RegExp(`^Rendered consumer-${kind}/dev to out/dev/: \\d+ resources`));
+    expect(fs.readdirSync(path.join(dir, "out/dev")).sort()).toEqual([
+      "graph.mmd",
+      "helm-releases.yaml",
+      "manifests.yaml",
+      "resources.yaml",
+    ]);
+  }, 300_000);
+});
+
+test("an example copied out of the repository installs from the tarball and renders", () => {
+  const dir = path.join(tmp, "books");
+  fs.cpSync(path.join(root, "examples/books"), dir, { recursive: true });
+  install(dir, tarball);
+  const render = run(
+    path.join(dir, "node_modules/.bin/gke-mesh-platform"),
+    ["render", ".", "--stack", "istio"],
+    dir,
+  );
+  expect(render.status).toBe(0);
+  expect(render.stdout).toMatch(/^Rendered books\/istio to out\/istio\/: \d+ resources/);
+}, 300_000);
