@@ -65,7 +65,7 @@ describe("the secrets encryption key", () => {
     expect(planProblems({ cluster: { secretsEncryption: { key: "gke-secrets" } } })).toEqual([
       {
         path: "platform:cluster.secretsEncryption.key",
-        problem: '"gke-secrets" is not valid',
+        problem: '"gke-secrets" is not a Cloud KMS key id',
         allowed:
           "a Cloud KMS key id such as projects/acme-sec/locations/europe-west1/keyRings/gke/cryptoKeys/secrets",
         fix: "set platform:cluster.secretsEncryption.key to a Cloud KMS key id such as projects/acme-sec/locations/europe-west1/keyRings/gke/cryptoKeys/secrets",
