@@ -3,6 +3,8 @@ import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { nearest } from "../config";
+import { MissingChartsError } from "../cluster";
+import { clusterSummary } from "./clusterObjects";
 import { summary } from "./files";
 import { stageGraph } from "./graph";
 import { progressReporter } from "./progress";
@@ -41,6 +43,11 @@ export const renderFlags: readonly Flag[] = [
     help: "where to write the files (default: out/<stack>, or out/<program folder>/<stack> for a program below the current folder)",
   },
   { name: "--stages", help: "also print the stages of the deployment as a Mermaid flowchart" },
+  {
+    name: "--charts",
+    value: "dir",
+    help: "a folder of the pinned charts: template every release with helm, write cluster-objects.yaml and check the cluster invariants",
+  },
   { name: "--help", alias: "-h", help: "print this help" },
 ];
 
@@ -152,6 +159,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     if (
       pulumi.RunError.isInstance(err) ||
       err instanceof RenderInputError ||
+      err instanceof MissingChartsError ||
       err instanceof WrongPassphraseError
     ) {
       io.stderr(err.message);
@@ -197,6 +205,7 @@ async function render(args: readonly string[], io: CliIo): Promise<number> {
     stack: chosen,
     out: path.resolve(io.cwd, out),
     registerTypeScript: io.registerTypeScript,
+    chartsDir: flags.has("--charts") ? path.resolve(io.cwd, flags.get("--charts") as string) : undefined,
     onProgress: progressReporter(`${project.name}/${chosen}`, io.stderr),
     onUndecrypted: ({ keys, reason }) =>
       io.stderr(
@@ -205,8 +214,10 @@ async function render(args: readonly string[], io: CliIo): Promise<number> {
       ),
   });
   io.stdout(summary(rendered.result, path.isAbsolute(out) ? out : path.normalize(out)));
+  if (rendered.cluster) io.stdout(clusterSummary(rendered.cluster));
   if (flags.has("--stages")) io.stdout(`\n${stageGraph(rendered.result.resources)}`);
-  return 0;
+  // What would fail on the cluster fails the render.
+  return rendered.cluster && rendered.cluster.findings.length > 0 ? 1 : 0;
 }
 
 /**
@@ -304,7 +315,10 @@ function renderHelp(invokedAs: string): string {
     "options:",
     ...flagLines(renderFlags),
     "",
-    "exit codes: 0 rendered, 1 the config or the program failed, 2 the command line is wrong",
+    "With --charts, each Helm release is templated by helm from the chart folder (fetch the pinned charts",
+    "with the helm pull commands the render prints for any it lacks) and the cluster invariants are checked.",
+    "",
+    "exit codes: 0 rendered, 1 the config or the program failed (or a cluster invariant, with --charts), 2 the command line is wrong",
   ].join("\n");
 }
 

@@ -1,5 +1,7 @@
 import * as fs from "fs";
 import * as path from "path";
+import { tiers, type Tier } from "../config";
+import { clusterObjectsOf, type ClusterObjects } from "./clusterObjects";
 import { renderFiles } from "./files";
 import { registerTypeScript } from "./loader";
 import {
@@ -31,14 +33,25 @@ export interface RenderStackOptions {
    * loads TypeScript already. @default true
    */
   readonly registerTypeScript?: boolean;
+  /**
+   * A folder holding the pinned charts the program installs (`helm pull --untar`; the README shows
+   * how): each release is then templated by a real helm, joined with the program's objects and the
+   * proxies admission adds, checked against the cluster invariants, and written to
+   * `cluster-objects.yaml`. @default no chart folder: the program's own objects only
+   */
+  readonly chartsDir?: string;
+  /** The helm binary for `chartsDir`. @default HELM, else helm on PATH */
+  readonly helm?: string;
 }
 
 export interface RenderedStack {
   readonly result: RenderResult;
   /** The folder the files were written to. */
   readonly outDir: string;
-  /** The files written, by name: resources.yaml, manifests.yaml, helm-releases.yaml, graph.mmd. */
+  /** The files written, by name: resources.yaml, manifests.yaml, helm-releases.yaml, graph.mmd (and cluster-objects.yaml). */
   readonly files: readonly string[];
+  /** With `chartsDir`: what the cluster receives at each supported Kubernetes version, and what fails there. */
+  readonly cluster?: ClusterObjects;
 }
 
 /**
@@ -65,8 +78,22 @@ export async function renderStack(options: RenderStackOptions): Promise<Rendered
   const outDir = options.out ?? defaultOutDir(project.dir, project.name, stack);
   fs.mkdirSync(outDir, { recursive: true });
   const files = renderFiles(result);
+  const cluster = options.chartsDir
+    ? await clusterObjectsOf(`${project.name}/${stack}`, result, {
+        chartsDir: path.resolve(options.chartsDir),
+        helm: options.helm,
+        tier: tierOf(stackConfig.config),
+      })
+    : undefined;
+  if (cluster) files["cluster-objects.yaml"] = cluster.file;
   for (const [file, content] of Object.entries(files)) fs.writeFileSync(path.join(outDir, file), content);
-  return { result, outDir, files: Object.keys(files) };
+  return { result, outDir, files: Object.keys(files), cluster };
+}
+
+/** The stack's tier, which production sizing is judged by; a program without one is judged as dev. */
+function tierOf(config: Readonly<Record<string, string>>): Tier {
+  const tier = config["platform:tier"];
+  return (tiers as readonly string[]).includes(tier ?? "") ? (tier as Tier) : "dev";
 }
 
 /**

@@ -5,6 +5,7 @@ import * as path from "path";
 import { main, parseFlags, renderFlags, UsageError, type CliIo } from "../../lib/render/cli";
 import { progressReporter } from "../../lib/render/progress";
 import { defaultOutDir, readProject, readStackConfig } from "../../lib/render";
+import { findHelm } from "../../lib/cluster";
 
 /**
  * The render as a command: help exits 0; a wrong command line exits 2 naming what is wrong and how
@@ -337,4 +338,44 @@ describe("progress on long renders", () => {
     short({ phase: "resolving", resources: 1 });
     expect(quiet).toEqual([]);
   });
+});
+
+describe("--charts: what the cluster receives", () => {
+  const charts = path.resolve(root, process.env.CHARTS_DIR ?? "../shared/reference/charts");
+  const helm = findHelm();
+
+  test("a chart folder without the pinned charts names each one and the helm pull that fetches it", async () => {
+    const empty = fs.mkdtempSync(path.join(tmp, "charts-"));
+    const { code, stderr } = await run(
+      tmp,
+      "render",
+      "good",
+      "--charts",
+      empty,
+      "--out",
+      path.join(tmp, "out-empty"),
+    );
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${empty} lacks cert-manager v1.21.1`);
+    expect(stderr).toContain(
+      `helm pull linkerd-control-plane --repo https://helm.linkerd.io/edge --version 2026.8.3 --untar --untardir ${empty}/linkerd-control-plane-2026.8.3`,
+    );
+  });
+
+  (helm && fs.existsSync(charts) ? test : test.skip)(
+    `every release templated and checked (${helm ? "helm found" : "no helm: set HELM"}, ${fs.existsSync(charts) ? "charts found" : `no charts at ${charts}`})`,
+    async () => {
+      const out = path.join(tmp, "out-charts");
+      const { code, stdout } = await run(tmp, "render", "good", "--charts", charts, "--out", out);
+      const file = fs.readFileSync(path.join(out, "cluster-objects.yaml"), "utf8");
+      // The charts' own objects, each naming the release it came from.
+      expect(file).toContain(
+        "# Deployment linkerd/linkerd-destination from release linkerd/linkerd-control-plane (linkerd-control-plane 2026.8.3)",
+      );
+      expect(stdout).toMatch(/cluster invariants \(\d+\): /);
+      // A violated invariant fails the render.
+      expect(code).toBe(/cluster invariants \(\d+\): all hold/.test(stdout) ? 0 : 1);
+    },
+    120_000,
+  );
 });
