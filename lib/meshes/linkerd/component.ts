@@ -13,9 +13,15 @@ import {
   type Values,
 } from "../../deploy";
 import { PlatformNamespace } from "../../manifests";
+import { linkerdFacts } from "../../versions";
 import { LinkerdIssuer, LinkerdTrustAnchor } from "./identity";
 import { LinkerdMonitors } from "./monitors";
 import { LinkerdNamespace } from "./namespace";
+import {
+  LinkerdWebhookCertificates,
+  webhookCertificateValues,
+  type LinkerdWebhook,
+} from "./webhookCertificates";
 import { linkerdCniNamespace, linkerdNamespace, linkerdPodSecurity, linkerdVizNamespace } from "./index";
 
 export interface LinkerdArgs {
@@ -78,6 +84,9 @@ export function controlPlaneValues(
       // LINKERD2_PROXY_POLICY_CLUSTER_NETWORKS in charts/partials/templates/_proxy.tpl; destination's
       // --cluster-networks in templates/destination.yaml).
       ...(args.clusterNetworks ? { clusterNetworks: args.clusterNetworks.join(",") } : {}),
+      // The webhooks' serving certificates come from cert-manager, which renews them; the chart's own
+      // are generated at template time for 365 days and renewed only by a chart upgrade.
+      ...webhookCertificateValues(linkerdNamespace, linkerdFacts.webhooks.controlPlane),
     },
     args.highAvailability
       ? {
@@ -201,8 +210,27 @@ export class Linkerd extends pulumi.ComponentResource {
       namespaces: new Map([[linkerdNamespace, ns(linkerdNamespace)]]),
     });
 
-    // Stage 3: the control plane starts only with its CRDs, the issuer Secret and the trust roots in place:
-    // the policy controller reads at start which route CRDs exist, and identity mounts the trust roots.
+    // The webhooks' serving certificates, which their pods mount: issued before the charts install.
+    const webhookCertificates = (namespace: string, webhooks: readonly LinkerdWebhook[], id: string) => {
+      const chart = newChart(`${id}-webhook-certificates`);
+      new LinkerdWebhookCertificates(chart, "webhooks", { namespace, webhooks });
+      return [
+        ...deployChart(`${name}-${id}-webhooks`, chart, {
+          ...base,
+          dependsOn: [cm.certManager],
+          namespaces: new Map([[namespace, ns(namespace)]]),
+        }).values(),
+      ];
+    };
+    const controlPlaneWebhooks = webhookCertificates(
+      linkerdNamespace,
+      linkerdFacts.webhooks.controlPlane,
+      "linkerd",
+    );
+
+    // Stage 3: the control plane starts only with its CRDs, the issuer Secret, the trust roots and its
+    // webhooks' certificates in place: the policy controller reads at start which route CRDs exist, and
+    // identity mounts the trust roots.
     this.controlPlane = pinnedRelease({
       ...base,
       chart: "linkerdControlPlane",
@@ -210,7 +238,12 @@ export class Linkerd extends pulumi.ComponentResource {
       namespace: linkerdNamespace,
       values: controlPlaneValues(args),
       charts,
-      dependsOn: [this.crds, ...issuer.values(), ...(cniRelease ? [cniRelease] : [])],
+      dependsOn: [
+        this.crds,
+        ...issuer.values(),
+        ...controlPlaneWebhooks,
+        ...(cniRelease ? [cniRelease] : []),
+      ],
     });
 
     if (args.dashboard) {
@@ -226,9 +259,15 @@ export class Linkerd extends pulumi.ComponentResource {
           prometheusUrl: args.prometheusUrl ?? "",
           // The platform creates the namespace with its labels; no Job needs to patch them.
           createNamespaceMetadataJob: false,
+          // tap's and tap-injector's serving certificates from cert-manager, as the control plane's.
+          ...webhookCertificateValues(linkerdVizNamespace, linkerdFacts.webhooks.viz),
         },
         charts,
-        dependsOn: [this.controlPlane, ns(linkerdVizNamespace)],
+        dependsOn: [
+          this.controlPlane,
+          ns(linkerdVizNamespace),
+          ...webhookCertificates(linkerdVizNamespace, linkerdFacts.webhooks.viz, "linkerd-viz"),
+        ],
       });
     }
 

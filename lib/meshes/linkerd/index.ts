@@ -9,6 +9,7 @@ export { linkerdAccess, linkerdPolicy, linkerdRoutes } from "./policy";
 export { LinkerdNamespace } from "./namespace";
 export * from "./identity";
 export * from "./monitors";
+export * from "./webhookCertificates";
 
 export const linkerdNamespace = "linkerd";
 export const linkerdVizNamespace = "linkerd-viz";
