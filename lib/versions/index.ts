@@ -5,3 +5,4 @@ export * from "./istio";
 export * from "./valuesKeys";
 export * from "./ingress";
 export * from "./kubernetes";
+export * from "./certificates";
