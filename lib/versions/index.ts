@@ -6,3 +6,4 @@ export * from "./valuesKeys";
 export * from "./ingress";
 export * from "./kubernetes";
 export * from "./certificates";
+export * from "./metrics";

@@ -11,8 +11,9 @@ import {
   type MonitoringRef,
   type Values,
 } from "../../deploy";
-import { PlatformNamespace } from "../../manifests";
+import { CertificateAlerts, PlatformNamespace } from "../../manifests";
 import { istioFacts, type istioVersions } from "../../versions";
+import { istioIdentityAlertRules } from "./alerts";
 import { istioCsrRelease, istioNamespace, istiodReleases } from "./index";
 import {
   IstioCa,
@@ -260,6 +261,15 @@ export class Istio extends pulumi.ComponentResource {
         namespace: istioNamespace,
         backend: args.monitoring.backend,
         selectorLabels: args.monitoring.selectorLabels,
+      });
+      new CertificateAlerts(monitors, "identity-alerts", {
+        ...args.monitoring,
+        name: "istio-identity",
+        namespace: istioNamespace,
+        rules: istioIdentityAlertRules({
+          namespace: istioNamespace,
+          trustNamespace: args.certManager.namespace,
+        }),
       });
       deployChart(`${name}-monitors`, monitors, {
         ...base,

@@ -8,6 +8,7 @@ import { istioPolicy } from "./policy";
 
 export { istioPolicy } from "./policy";
 export * from "./manifests";
+export * from "./alerts";
 
 export const istioNamespace = "istio-system";
 /** Named so the chart's Service is cert-manager-istio-csr, the address istiod and ztunnel are given. */

@@ -12,8 +12,9 @@ import {
   type MonitoringRef,
   type Values,
 } from "../../deploy";
-import { PlatformNamespace } from "../../manifests";
+import { CertificateAlerts, PlatformNamespace } from "../../manifests";
 import { linkerdFacts } from "../../versions";
+import { linkerdIdentityAlertRules } from "./alerts";
 import { LinkerdIssuer, LinkerdTrustAnchor } from "./identity";
 import { LinkerdMonitors } from "./monitors";
 import { LinkerdNamespace } from "./namespace";
@@ -281,6 +282,12 @@ export class Linkerd extends pulumi.ComponentResource {
         backend: args.monitoring.backend,
         selectorLabels: args.monitoring.selectorLabels,
         extensionNamespaces: args.dashboard ? [linkerdVizNamespace] : [],
+      });
+      new CertificateAlerts(monitorChart, "identity-alerts", {
+        ...args.monitoring,
+        name: "linkerd-identity",
+        namespace: linkerdNamespace,
+        rules: linkerdIdentityAlertRules(cm.namespace),
       });
       // Monitors wait only for their CRD's owner and the namespace, never for the control plane.
       deployChart(`${name}-monitors`, monitorChart, {

@@ -10,6 +10,7 @@ export { LinkerdNamespace } from "./namespace";
 export * from "./identity";
 export * from "./monitors";
 export * from "./webhookCertificates";
+export * from "./alerts";
 
 export const linkerdNamespace = "linkerd";
 export const linkerdVizNamespace = "linkerd-viz";
