@@ -67,9 +67,9 @@ function certificateLines(result: RenderResult): string[] {
   ];
   for (const e of entries) {
     const renewal = e.renewBefore ? `, renewed ${durationText(e.renewBefore)} before expiry` : "";
-    const chain = e.issuer.length > 0 ? `; issuer ${e.issuer.join(" <- ")}` : "";
+    const chain = e.issuer.length > 0 ? `; issuer: ${e.issuer.join(" <- ")}` : "";
     lines.push(
-      `    ${e.certificate}: ${durationText(e.lifetime)}${renewal}, by ${e.renewer ?? "NOTHING"}${chain}`,
+      `    ${e.certificate}: ${durationText(e.lifetime)}${renewal}; renewer: ${e.renewer ?? "NOTHING"}${chain}`,
     );
   }
   return lines;

@@ -351,7 +351,7 @@ const facts: Partial<Record<ChartName, (r: ReleaseView) => ChartCertificates>> =
           purpose: "the Prometheus Operator's admission webhook serving certificate and CA",
           lifetime: "100 years",
           signedBy: "a CA kube-webhook-certgen generates with it",
-          renewer: "none needed: valid 100 years; the chart's certgen Job creates it again if it is deleted",
+          renewer: "not needed, valid 100 years (the chart's certgen Job creates it again if it is deleted)",
           evidence:
             "prometheus-community/helm-charts kube-prometheus-stack-88.5.3 templates/prometheus-operator/admission-webhooks/job-patch/job-createSecret.yaml; jkroepke/kube-webhook-certgen pkg/certs/certs.go",
         },

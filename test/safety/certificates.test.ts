@@ -104,7 +104,7 @@ describe("Linkerd with its dashboard and Prometheus, prod", () => {
 
   test("the summary prints each certificate's lifetime, renewal, renewer and chain", () => {
     expect(summary(result, "out").split("\n")).toContain(
-      "    Secret linkerd/linkerd-identity-issuer: 2 days, renewed 25 hours before expiry, by cert-manager; issuer ClusterIssuer linkerd-identity-issuer (CA Secret cert-manager/linkerd-trust-anchor) <- ClusterIssuer linkerd-trust-root-issuer (self-signed)",
+      "    Secret linkerd/linkerd-identity-issuer: 2 days, renewed 25 hours before expiry; renewer: cert-manager; issuer: ClusterIssuer linkerd-identity-issuer (CA Secret cert-manager/linkerd-trust-anchor) <- ClusterIssuer linkerd-trust-root-issuer (self-signed)",
     );
   });
 });
