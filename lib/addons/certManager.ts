@@ -7,8 +7,14 @@ import {
   standaloneCharts,
   type CertManagerRef,
   type ChartContext,
+  type MonitoringRef,
 } from "../deploy";
-import { PlatformNamespace } from "../manifests";
+import {
+  CertManagerMonitors,
+  CertificateAlerts,
+  PlatformNamespace,
+  certManagerAlertRules,
+} from "../manifests";
 
 export interface CertManagerArgs {
   /** CRD owners and the user's chart overrides. @default cert-manager's and trust-manager's charts own their CRDs */
@@ -21,6 +27,11 @@ export interface CertManagerArgs {
   readonly dns01ServiceAccount?: pulumi.Input<string>;
   /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
+  /**
+   * Where cert-manager's and trust-manager's metrics go, with the certificate alerts (renewal overdue,
+   * expiring unrenewed, not Ready, metrics missing, trust-manager failing). @default no monitors, no alerts
+   */
+  readonly monitoring?: MonitoringRef;
 }
 
 /** cert-manager's namespace, also trust-manager's trust namespace (the only one it reads Secrets from). */
@@ -87,6 +98,28 @@ export class CertManager extends pulumi.ComponentResource implements CertManager
         parent: this,
         // Its webhook certificate comes from a cert-manager Issuer (app.webhook.tls.helmCert.enabled: false).
         dependsOn: [...ns, this.certManager],
+      });
+    }
+    if (args.monitoring) {
+      const monitoring = args.monitoring;
+      const alerts = newChart("cert-manager-alerts");
+      const trustManager = args.trustManager ?? false;
+      new CertManagerMonitors(alerts, "monitors", {
+        ...monitoring,
+        namespace: certManagerNamespace,
+        trustManager,
+      });
+      new CertificateAlerts(alerts, "alerts", {
+        ...monitoring,
+        name: "certificates",
+        namespace: certManagerNamespace,
+        rules: certManagerAlertRules({ trustManager }),
+      });
+      // Monitors and rules wait only for their CRDs' owner and the namespace, never for cert-manager itself.
+      deployChart(`${name}-alerts`, alerts, {
+        provider: args.provider,
+        parent: this,
+        dependsOn: [...ns, ...(monitoring.crdOwner ? [monitoring.crdOwner] : [])],
       });
     }
     this.registerOutputs({});

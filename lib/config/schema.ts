@@ -399,7 +399,11 @@ export const meshSchema = z.strictObject({
    * Probes, metrics scrapes and the app's ingress still get through. @default none
    */
   denyByDefault: z.array(resourceName).min(1).optional(),
-  /** During a trust anchor rotation, also trust the Secret `linkerd-previous-anchor` (docs/linkerd.md). @default false */
+  /**
+   * During a trust anchor rotation, also trust the previous anchor's certificate: the Secret
+   * `linkerd-previous-anchor` (Linkerd, docs/linkerd.md) or `istio-previous-root-ca` (Istio, docs/istio.md),
+   * key `tls.crt`, in cert-manager's namespace. @default false
+   */
   previousTrustAnchor: z.boolean().optional(),
 });
 

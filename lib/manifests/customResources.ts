@@ -360,3 +360,58 @@ export class NetworkAuthentication extends ApiObject {
     });
   }
 }
+
+// ---------- alerting rules: monitoring.coreos.com/v1 PrometheusRule, monitoring.googleapis.com/v1 ClusterRules ----------
+
+/** One alerting rule, as both Prometheus Operator and Managed Service for Prometheus write it. */
+export interface AlertRule {
+  readonly alert: string;
+  /** The PromQL expression; the alert fires for each series it returns. */
+  readonly expr: string;
+  /** How long the expression must hold first (a Prometheus duration). */
+  readonly for: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+export interface RuleGroupSpec {
+  readonly name: string;
+  readonly interval?: string;
+  readonly rules: readonly AlertRule[];
+}
+
+/** Prometheus Operator's PrometheusRule (spec.groups[].rules[]: alert, expr, for, labels, annotations). */
+export class PrometheusRule extends ApiObject {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { metadata: ApiObjectMetadata; spec: { groups: readonly RuleGroupSpec[] } },
+  ) {
+    super(scope, id, {
+      apiVersion: "monitoring.coreos.com/v1",
+      kind: "PrometheusRule",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}
+
+/**
+ * Managed Service for Prometheus' cluster-scoped rules: queries see the whole cluster's series
+ * (prometheus-engine v0.17.2 pkg/operator/apis/monitoring/v1/rules_types.go: spec.groups[] of name,
+ * interval, rules[] of record or alert, expr, for, labels, annotations).
+ */
+export class ClusterRules extends ApiObject {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { metadata: ApiObjectMetadata; spec: { groups: readonly RuleGroupSpec[] } },
+  ) {
+    super(scope, id, {
+      apiVersion: "monitoring.googleapis.com/v1",
+      kind: "ClusterRules",
+      metadata: props.metadata,
+      spec: props.spec,
+    });
+  }
+}

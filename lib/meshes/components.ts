@@ -78,6 +78,7 @@ const installers: { readonly [K in MeshKind]: Installer | undefined } = {
         defaultRevision: a.mesh.config.istio.defaultRevision,
         mtls: a.mesh.config.istio.mtls,
         highAvailability: a.mesh.config.highAvailability,
+        previousTrustAnchor: a.mesh.config.previousTrustAnchor,
         charts: a.charts,
         certManager: a.certManager,
         provider: a.provider,

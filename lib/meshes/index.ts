@@ -3,7 +3,7 @@ import { istioMesh } from "./istio";
 import { linkerdMesh } from "./linkerd";
 import { istioAdmission } from "./istio/admission";
 import { linkerdAdmission } from "./linkerd/admission";
-import type { Mesh, MeshAdmission, MeshConfig, MeshKind } from "./mesh";
+import type { Mesh, MeshAdmission, MeshConfig, MeshKey, MeshKind } from "./mesh";
 import { noMesh } from "./none";
 
 export * from "./mesh";
@@ -57,18 +57,20 @@ export function meshOf(settings: MeshSettings): Mesh {
  * Keys of `platform:mesh` that configure another mesh than the environment's: an error, never ignored.
  */
 export function otherMeshKeyProblems(mesh: Mesh, input: EnvironmentInput): ConfigProblem[] {
-  const problems: ConfigProblem[] = [];
-  for (const [kind, create] of Object.entries(implementations) as [MeshKind, (c: MeshConfig) => Mesh][]) {
-    const other = create({ ...mesh.config, kind });
-    if (other.kind === mesh.kind) continue;
+  /** Each key set in the input that the environment's mesh does not read, with the meshes that do. */
+  const readers = new Map<MeshKey, Mesh[]>();
+  for (const kind of Object.keys(implementations) as MeshKind[]) {
+    if (kind === mesh.kind) continue;
+    const other = implementations[kind]({ ...mesh.config, kind });
     for (const key of other.ownKeys) {
-      if (input.mesh?.[key] === undefined) continue;
-      problems.push({
-        path: `platform:mesh.${key}`,
-        problem: `is set, but mesh.kind is "${mesh.kind}"; it configures ${other.title}`,
-        fix: `remove platform:mesh.${key}, or set platform:mesh.kind to "${other.kind}"`,
-      });
+      // A key several meshes read (previousTrustAnchor) is an error only where none of them is the environment's.
+      if (input.mesh?.[key] === undefined || mesh.ownKeys.includes(key)) continue;
+      readers.set(key, [...(readers.get(key) ?? []), other]);
     }
   }
-  return problems;
+  return [...readers].map(([key, meshes]) => ({
+    path: `platform:mesh.${key}`,
+    problem: `is set, but mesh.kind is "${mesh.kind}"; it configures ${meshes.map((m) => m.title).join(" and ")}`,
+    fix: `remove platform:mesh.${key}, or set platform:mesh.kind to ${meshes.map((m) => `"${m.kind}"`).join(" or ")}`,
+  }));
 }

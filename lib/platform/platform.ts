@@ -142,6 +142,11 @@ export class Platform extends pulumi.ComponentResource {
         child,
       );
     }
+    // Monitors wait for the Prometheus Operator CRDs when the platform's Prometheus owns them.
+    const monitoring: MonitoringRef | undefined = plan.monitoring && {
+      ...plan.monitoring,
+      crdOwner: plan.monitoring.backend === "prometheus-operator" ? this.prometheus?.release : undefined,
+    };
     if (plan.certManager) {
       this.certManager = new CertManager(
         `${name}-cert-manager`,
@@ -151,15 +156,11 @@ export class Platform extends pulumi.ComponentResource {
           trustManager: plan.certManager.trustManager,
           dns01ServiceAccount: this.edge?.dns01ServiceAccount,
           provider,
+          monitoring,
         },
         child,
       );
     }
-    // Monitors wait for the Prometheus Operator CRDs when the platform's Prometheus owns them.
-    const monitoring: MonitoringRef | undefined = plan.monitoring && {
-      ...plan.monitoring,
-      crdOwner: plan.monitoring.backend === "prometheus-operator" ? this.prometheus?.release : undefined,
-    };
     if (this.certManager) {
       this.mesh = installMesh(
         `${name}-${mesh.kind}`,

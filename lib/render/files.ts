@@ -1,4 +1,5 @@
 import * as YAML from "yaml";
+import { certificateInventory, viewsOf, type CertificateEntry } from "../safety";
 import { applyOrder, criticalPath, mermaid, shortType } from "./graph";
 import type { RenderResult, RenderedOptions, RenderedResource } from "./run";
 
@@ -9,7 +10,69 @@ export function renderFiles(result: RenderResult): Record<string, string> {
     "manifests.yaml": manifestsYaml(result),
     "helm-releases.yaml": helmReleasesYaml(result),
     "graph.mmd": mermaid(result.resources),
+    "certificates.yaml": certificatesYaml(result),
   };
+}
+
+/** The certificate inventory of a render (lib/safety/certificates.ts). */
+export function certificatesOf(result: RenderResult): CertificateEntry[] {
+  return certificateInventory(viewsOf(result));
+}
+
+function certificatesYaml(result: RenderResult): string {
+  const certificates = certificatesOf(result).map((e) => ({
+    certificate: e.certificate,
+    purpose: e.purpose,
+    source: e.source,
+    lifetime: e.lifetime,
+    ...(e.renewBefore ? { renewBefore: e.renewBefore } : {}),
+    issuer: e.issuer,
+    renewer: e.renewer ?? "NOTHING RENEWS IT",
+    ...(e.evidence ? { evidence: e.evidence } : {}),
+  }));
+  return (
+    header(
+      "Every certificate the program's components make, mount or reference: lifetime, renewal, issuer chain and renewer.",
+    ) + stringify({ certificates })
+  );
+}
+
+/** A Go duration (`87600h0m0s`, `30m`) in words where it is one; anything else as it is. */
+export function durationText(text: string): string {
+  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text);
+  if (!m || text === "") return text;
+  const seconds = Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+  const units: [number, string][] = [
+    [365 * 86400, "year"],
+    [86400, "day"],
+    [3600, "hour"],
+    [60, "minute"],
+    [1, "second"],
+  ];
+  for (const [size, unit] of units) {
+    if (seconds >= size && seconds % size === 0) {
+      const n = seconds / size;
+      return `${n} ${unit}${n === 1 ? "" : "s"}`;
+    }
+  }
+  return text;
+}
+
+function certificateLines(result: RenderResult): string[] {
+  const entries = certificatesOf(result);
+  if (entries.length === 0) return [];
+  const unrenewed = entries.filter((e) => e.renewer === undefined);
+  const lines = [
+    `  certificates (${entries.length}, ${unrenewed.length === 0 ? "each with a renewer" : `${unrenewed.length} WITHOUT A RENEWER`}; all in certificates.yaml):`,
+  ];
+  for (const e of entries) {
+    const renewal = e.renewBefore ? `, renewed ${durationText(e.renewBefore)} before expiry` : "";
+    const chain = e.issuer.length > 0 ? `; issuer: ${e.issuer.join(" <- ")}` : "";
+    lines.push(
+      `    ${e.certificate}: ${durationText(e.lifetime)}${renewal}; renewer: ${e.renewer ?? "NOTHING"}${chain}`,
+    );
+  }
+  return lines;
 }
 
 const helmReleaseType = "kubernetes:helm.sh/v3:Release";
@@ -146,6 +209,7 @@ export function summary(result: RenderResult, outDir: string): string {
   list(undefined, "  ");
   const path = criticalPath(result.resources);
   lines.push(`  critical path (${path.length} steps): ${path.map((k) => k.split("::")[1]).join(" -> ")}`);
+  lines.push(...certificateLines(result));
   if (result.warnings.length > 0) {
     lines.push(`  warnings (${result.warnings.length}):`);
     for (const w of result.warnings) lines.push(`    - ${w}`);

@@ -7,7 +7,7 @@ export {
   type ClusterObjectsOptions,
 } from "./clusterObjects";
 export { applyOrder, criticalPath, mermaid, stageGraph } from "./graph";
-export { helmReleases, kubernetesObjects, renderFiles, summary } from "./files";
+export { certificatesOf, durationText, helmReleases, kubernetesObjects, renderFiles, summary } from "./files";
 export { autoName, placeholder } from "./mocks";
 export {
   RenderInputError,

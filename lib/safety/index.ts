@@ -1,1 +1,2 @@
 export * from "./invariants";
+export * from "./certificates";

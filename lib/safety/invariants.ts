@@ -2,6 +2,7 @@ import { crdClaims, crdFamilies, type CrdFamily } from "../crds";
 import { pathCovers } from "../manifests/paths";
 import type { RenderResult } from "../render";
 import { charts, gkeAnnotations, type ChartName } from "../versions";
+import { certificateInventory } from "./certificates";
 
 /**
  * The platform's safety invariants, as pure checks over resources as Pulumi sees them. The test
@@ -30,6 +31,8 @@ export const invariants = {
     "Every Service behind a Google load balancer carries one NEG annotation that every controller reaching it accepts.",
   "probes-authorized":
     "Where a Linkerd Server has routes, every HTTP probe of its pods matches a route authorized from the networks kubelet probes from.",
+  "certificates-renewed":
+    "Every certificate the program's components make, mount or reference has something that renews it.",
 } as const;
 
 export type InvariantName = keyof typeof invariants;
@@ -67,7 +70,19 @@ export const checks: Record<InvariantName, (resources: readonly ResourceView[]) 
   "jobs-finish": jobsFinish,
   "consistent-neg": consistentNeg,
   "probes-authorized": probesAuthorized,
+  "certificates-renewed": certificatesRenewed,
 };
+
+/** The certificate inventory's entries that nothing renews (lib/safety/certificates.ts). */
+function certificatesRenewed(resources: readonly ResourceView[]): Violation[] {
+  return certificateInventory(resources)
+    .filter((e) => e.renewer === undefined)
+    .map((e) => ({
+      invariant: "certificates-renewed" as const,
+      resource: e.resource,
+      message: `${e.certificate} (${e.purpose}) from ${e.source} has nothing that renews it${e.evidence ? ` (${e.evidence})` : ""}: when it expires, whatever trusts it fails; issue it with a cert-manager Certificate (for Linkerd's webhooks: <webhook>.externalSecret and injectCaFrom)`,
+    }));
+}
 
 /** The pinned chart a Helm release installs, by chart name. */
 function chartOf(r: ResourceView): ChartName | undefined {

@@ -6,3 +6,5 @@ export * from "./valuesKeys";
 export * from "./ingress";
 export * from "./kubernetes";
 export * from "./gcp";
+export * from "./certificates";
+export * from "./metrics";

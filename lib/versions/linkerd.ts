@@ -17,6 +17,33 @@ export const linkerdFacts = {
   /** kubernetes.io/tls Secret the chart reads with identity.issuer.scheme=kubernetes.io/tls. */
   issuerSecret: "linkerd-identity-issuer",
   /**
+   * The API server's TLS endpoints the charts serve: admission webhooks and, in linkerd-viz, tap's
+   * aggregated API. Each is a values key, the Service the API server calls and the kubernetes.io/tls
+   * Secret its pods mount. Unless `<key>.externalSecret` is true the chart writes that Secret and the
+   * CA bundle itself at template time (`genSelfSignedCert ... 365`), and only a chart upgrade renews
+   * them; with `externalSecret` and `injectCaFrom: <namespace>/<Certificate>` the Secret comes from
+   * cert-manager and cainjector writes the CA bundle (templates/proxy-injector-rbac.yaml,
+   * templates/destination-rbac.yaml; viz/charts/linkerd-viz/templates/tap-rbac.yaml,
+   * tap-injector-rbac.yaml; charts/partials/templates/_validate.tpl requires both keys together).
+   */
+  webhooks: {
+    controlPlane: [
+      { key: "proxyInjector", service: "linkerd-proxy-injector", secret: "linkerd-proxy-injector-k8s-tls" },
+      { key: "profileValidator", service: "linkerd-sp-validator", secret: "linkerd-sp-validator-k8s-tls" },
+      {
+        key: "policyValidator",
+        service: "linkerd-policy-validator",
+        secret: "linkerd-policy-validator-k8s-tls",
+      },
+    ],
+    viz: [
+      { key: "tap", service: "tap", secret: "tap-k8s-tls" },
+      { key: "tapInjector", service: "tap-injector", secret: "tap-injector-k8s-tls" },
+    ],
+  },
+  /** Lifetime of a proxy's certificate, the chart's identity.issuer.issuanceLifetime default (values.yaml). */
+  proxyCertificateLifetime: "24h0m0s",
+  /**
    * Linkerd's Grafana dashboards on grafana.com, with the revisions Linkerd's own Grafana install
    * pins (linkerd/linkerd2 grafana/values.yaml).
    */

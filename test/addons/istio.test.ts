@@ -29,7 +29,7 @@ describe("Istio, sidecar mode, dev", () => {
     });
   });
 
-  test("istio-csr signs with the platform's istio-ca Issuer for the default revision", () => {
+  test("istio-csr signs with the platform's istio-ca Issuer for the default revision, its roots pinned", () => {
     const csr = release(result, "cert-manager-istio-csr");
     expect(csr.inputs.namespace).toBe("cert-manager");
     expect(values(csr)).toEqual({
@@ -38,18 +38,69 @@ describe("Istio, sidecar mode, dev", () => {
           namespace: "istio-system",
           issuer: { name: "istio-ca", kind: "Issuer", group: "cert-manager.io" },
         },
-        tls: { trustDomain: "cluster.local" },
+        tls: { trustDomain: "cluster.local", rootCAFile: "/var/run/secrets/istio-csr/ca.pem" },
         server: { clusterID: "Kubernetes" },
         istio: { revisions: ["default"], namespace: "istio-system" },
       },
+      volumes: [{ name: "root-ca", configMap: { name: "istio-trust-roots" } }],
+      volumeMounts: [{ name: "root-ca", mountPath: "/var/run/secrets/istio-csr", readOnly: true }],
     });
+  });
+
+  test("the chain: a root in cert-manager's namespace, an intermediate in istio-system signing workloads", () => {
+    // The Issuer istio-csr uses signs from the intermediate, never from the root.
     expect(spec(find(result, "Issuer", "istio-ca", "istio-system"))).toEqual({
-      ca: { secretName: "istio-ca" },
+      ca: { secretName: "istio-intermediate-ca" },
     });
-    expect(spec(find(result, "Certificate", "istio-ca", "istio-system"))).toMatchObject({
+    expect(spec(find(result, "Certificate", "istio-intermediate-ca", "istio-system"))).toEqual({
+      secretName: "istio-intermediate-ca",
+      issuerRef: { name: "istio-root-ca", kind: "ClusterIssuer", group: "cert-manager.io" },
       isCA: true,
+      commonName: "istio-intermediate-ca.cluster.local",
+      duration: "8760h0m0s",
+      renewBefore: "720h0m0s",
+      privateKey: { algorithm: "ECDSA", size: 256, rotationPolicy: "Always" },
+      usages: ["cert sign", "crl sign"],
+    });
+    expect(spec(find(result, "ClusterIssuer", "istio-root-ca"))).toEqual({
+      ca: { secretName: "istio-root-ca" },
+    });
+    // The root's key lives only in cert-manager's namespace, renewed with the same key and subject.
+    expect(spec(find(result, "Certificate", "istio-root-ca", "cert-manager"))).toEqual({
+      secretName: "istio-root-ca",
+      issuerRef: { name: "istio-root-selfsigned", kind: "Issuer", group: "cert-manager.io" },
+      isCA: true,
+      commonName: "istio-ca.cluster.local",
+      duration: "87600h0m0s",
+      renewBefore: "8760h0m0s",
       privateKey: { algorithm: "ECDSA", size: 256, rotationPolicy: "Never" },
     });
+    expect(spec(find(result, "Issuer", "istio-root-selfsigned", "cert-manager"))).toEqual({ selfSigned: {} });
+    const inIstioSystem = result.resources
+      .filter((r) => (r.inputs.metadata as { namespace?: string } | undefined)?.namespace === "istio-system")
+      .map((r) => [r.inputs.kind, (r.inputs.spec as { secretName?: string } | undefined)?.secretName]);
+    expect(inIstioSystem).not.toContainEqual(["Certificate", "istio-root-ca"]);
+  });
+
+  test("trust-manager copies the root's certificate, never its key, into the ConfigMap istio-csr mounts", () => {
+    const bundle = find(result, "Bundle", "istio-trust-roots");
+    expect(spec(bundle)).toEqual({
+      sources: [{ secret: { name: "istio-root-ca", key: "tls.crt" } }],
+      target: {
+        configMap: { key: "ca.pem" },
+        namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "cert-manager" } },
+      },
+    });
+    expect((bundle.inputs.metadata as { annotations: Record<string, string> }).annotations).toEqual({
+      "pulumi.com/waitFor": "condition=Synced",
+    });
+    expect(bundle.dependsOn).toContain(release(result, "trust-manager").key);
+    expect(release(result, "cert-manager-istio-csr").dependsOn).toEqual(
+      expect.arrayContaining([
+        bundle.key,
+        find(result, "Certificate", "istio-intermediate-ca", "istio-system").key,
+      ]),
+    );
   });
 
   test("order: the CA, then istio-csr, then istiod; base (the CRDs, kept) before istiod", () => {

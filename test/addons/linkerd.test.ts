@@ -60,7 +60,49 @@ describe("Linkerd with cert-manager, dev", () => {
       policyController: { probeNetworks: ["10.0.0.0/20", "10.4.0.0/14"] },
       // The default network's pod and Service ranges.
       clusterNetworks: "10.4.0.0/14,10.8.0.0/20",
+      // Webhook certificates from cert-manager, their CA bundles written by cainjector.
+      proxyInjector: { externalSecret: true, injectCaFrom: "linkerd/linkerd-proxy-injector" },
+      profileValidator: { externalSecret: true, injectCaFrom: "linkerd/linkerd-sp-validator" },
+      policyValidator: { externalSecret: true, injectCaFrom: "linkerd/linkerd-policy-validator" },
     });
+  });
+
+  test("each webhook's serving certificate is a cert-manager Certificate the chart's pods mount, renewed a month early", () => {
+    const cert = (name: string) => object(result, "Certificate", name, "linkerd");
+    for (const [name, secret] of [
+      ["linkerd-proxy-injector", "linkerd-proxy-injector-k8s-tls"],
+      ["linkerd-sp-validator", "linkerd-sp-validator-k8s-tls"],
+      ["linkerd-policy-validator", "linkerd-policy-validator-k8s-tls"],
+    ]) {
+      expect(cert(name).inputs.spec).toEqual({
+        secretName: secret,
+        issuerRef: { name: "linkerd-webhook-issuer", kind: "Issuer", group: "cert-manager.io" },
+        commonName: `${name}.linkerd.svc`,
+        dnsNames: [`${name}.linkerd.svc`],
+        duration: "2160h0m0s",
+        renewBefore: "720h0m0s",
+        privateKey: { algorithm: "ECDSA", size: 256, rotationPolicy: "Always" },
+        usages: ["server auth"],
+      });
+      // The control plane mounts the Secret without optional: it installs only once the Secret is written.
+      expect((cert(name).inputs.metadata as { annotations: Record<string, string> }).annotations).toEqual({
+        "pulumi.com/waitFor": "condition=Ready",
+      });
+      expect(release(result, "linkerd-control-plane").dependsOn).toContain(cert(name).key);
+    }
+    // The webhooks' CA: self-signed in the namespace, renewed with the same key so served certificates keep verifying.
+    expect(object(result, "Issuer", "linkerd-webhook-issuer", "linkerd").inputs.spec).toEqual({
+      ca: { secretName: "linkerd-webhook-ca" },
+    });
+    expect(cert("linkerd-webhook-ca").inputs.spec).toMatchObject({
+      isCA: true,
+      issuerRef: { name: "linkerd-webhook-selfsigned", kind: "Issuer" },
+      privateKey: { rotationPolicy: "Never" },
+    });
+    expect(object(result, "Issuer", "linkerd-webhook-selfsigned", "linkerd").inputs.spec).toEqual({
+      selfSigned: {},
+    });
+    expect(cert("linkerd-webhook-ca").dependsOn).toContain(release(result, "cert-manager").key);
   });
 
   test("cert-manager and trust-manager own and keep their CRDs", () => {
@@ -189,6 +231,23 @@ describe("options", () => {
       prometheus: { enabled: false },
       prometheusUrl: "http://kube-prometheus-stack-prometheus.monitoring.svc.cluster.local:9090",
       createNamespaceMetadataJob: false,
+      tap: { externalSecret: true, injectCaFrom: "linkerd-viz/tap" },
+      tapInjector: { externalSecret: true, injectCaFrom: "linkerd-viz/tap-injector" },
+    });
+    for (const [name, secret] of [
+      ["tap", "tap-k8s-tls"],
+      ["tap-injector", "tap-injector-k8s-tls"],
+    ]) {
+      const cert = object(result, "Certificate", name, "linkerd-viz");
+      expect(cert.inputs.spec).toMatchObject({
+        secretName: secret,
+        issuerRef: { name: "linkerd-webhook-issuer", kind: "Issuer" },
+        dnsNames: [`${name}.linkerd-viz.svc`],
+      });
+      expect(release(result, "linkerd-viz").dependsOn).toContain(cert.key);
+    }
+    expect(object(result, "Issuer", "linkerd-webhook-issuer", "linkerd-viz").inputs.spec).toEqual({
+      ca: { secretName: "linkerd-webhook-ca" },
     });
   });
 

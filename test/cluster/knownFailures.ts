@@ -15,22 +15,6 @@ export interface KnownFailure {
 
 export const knownFailures: readonly KnownFailure[] = [
   {
-    invariant: "certificates-renewed",
-    object:
-      /^(Secret linkerd\/linkerd-(proxy-injector|sp-validator|policy-validator)-k8s-tls|MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config|ValidatingWebhookConfiguration linkerd-(sp|policy)-validator-webhook-config)$/,
-    reason:
-      "linkerd-control-plane generates its webhooks' certificates at template time (genSelfSignedCert, 365 days); only a chart upgrade renews them",
-    owner: "#16",
-  },
-  {
-    invariant: "certificates-renewed",
-    object:
-      /^(Secret linkerd-viz\/tap(-injector)?-k8s-tls|MutatingWebhookConfiguration linkerd-tap-injector-webhook-config|APIService v1alpha1\.tap\.linkerd\.io)$/,
-    reason:
-      "linkerd-viz generates tap's and tap-injector's certificates at template time, as the control plane does",
-    owner: "#16",
-  },
-  {
     invariant: "monitors-select",
     object:
       /^ServiceMonitor monitoring\/kube-prometheus-stack-(coredns|kube-controller-manager|kube-etcd|kube-proxy|kube-scheduler)$/,

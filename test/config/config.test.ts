@@ -267,6 +267,22 @@ describe("cross-field rules", () => {
     });
   });
 
+  test("previousTrustAnchor: read by Linkerd and Istio; without a mesh, one problem naming both", () => {
+    expect(config({ mesh: { kind: "linkerd", previousTrustAnchor: true } }).mesh.previousTrustAnchor).toBe(
+      true,
+    );
+    expect(config({ mesh: { kind: "istio", previousTrustAnchor: true } }).mesh.previousTrustAnchor).toBe(
+      true,
+    );
+    expect(problems(input({ mesh: { kind: "none", previousTrustAnchor: true } }))).toEqual([
+      {
+        path: "platform:mesh.previousTrustAnchor",
+        problem: 'is set, but mesh.kind is "none"; it configures Linkerd and Istio',
+        fix: 'remove platform:mesh.previousTrustAnchor, or set platform:mesh.kind to "linkerd" or "istio"',
+      },
+    ]);
+  });
+
   test("crds.prometheusOperator platform only with the platform's Prometheus", () => {
     expect(
       pathsOf(

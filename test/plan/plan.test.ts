@@ -93,6 +93,7 @@ describe("each fact is derived once, in the plan", () => {
     expect(p.mesh.kind).toBe("istio");
     expect(Object.keys(p.releases)).toEqual([
       "cert-manager",
+      "trust-manager",
       "cert-manager-istio-csr",
       "istio-base",
       "istiod-stable",
@@ -104,7 +105,13 @@ describe("each fact is derived once, in the plan", () => {
       chart: "istioBase",
       reason: "platform:mesh.kind is istio",
     });
-    expect(p.certManager).toEqual({ trustManager: false });
+    // trust-manager distributes the roots istio-csr pins.
+    expect(p.certManager).toEqual({ trustManager: true });
+    expect(p.crdOwners.trustManager).toEqual({
+      kind: "chart",
+      chart: "trustManager",
+      reason: "distributes Istio's pinned roots",
+    });
     expect(p.webhookPorts).toEqual([15017]);
   });
 

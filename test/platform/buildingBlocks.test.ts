@@ -53,19 +53,36 @@ test("Linkerd: with its own cert-manager, the CRDs without the Gateway API, iden
   expect(controlPlane.dependencies).toContain(issuer.key);
 });
 
-test("Istio: istio-csr, base and istiod, with the CA from cert-manager", async () => {
+test("Istio: istio-csr, base and istiod, with the CA from cert-manager and the roots from trust-manager", async () => {
   const r = await render(() => {
     const p = provider();
-    const certManager = new CertManager("cm", { provider: p });
+    const certManager = new CertManager("cm", { trustManager: true, provider: p });
     new Istio("istio", { certManager, provider: p });
   });
-  expect(releases(r)).toEqual(["cert-manager", "cert-manager-istio-csr", "istio-base", "istiod"]);
+  expect(releases(r)).toEqual([
+    "cert-manager",
+    "cert-manager-istio-csr",
+    "istio-base",
+    "istiod",
+    "trust-manager",
+  ]);
   expect(values(release(r, "istiod"))).toMatchObject({
     env: { ENABLE_CA_SERVER: "false", ENABLE_NATIVE_SIDECARS: "true" },
   });
   expect(find(r, "PeerAuthentication", "default", "istio-system").inputs.spec).toEqual({
     mtls: { mode: "STRICT" },
   });
+});
+
+test("Istio without trust-manager is refused: istio-csr's pinned roots come from a Bundle", async () => {
+  await expect(
+    render(() => {
+      const p = provider();
+      new Istio("istio", { certManager: new CertManager("cm", { provider: p }), provider: p });
+    }),
+  ).rejects.toThrow(
+    "Istio needs trust-manager for its pinned roots: create CertManager with trustManager: true",
+  );
 });
 
 test("Prometheus: kube-prometheus-stack owning its CRDs, and where monitors go", async () => {

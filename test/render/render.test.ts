@@ -49,10 +49,11 @@ test("the repository has the dev, staging and prod stacks, and examples", () => 
 });
 
 describe.each(targets)("$label", ({ label }) => {
-  test("renders the four files with a cluster connection and no undefined values", async () => {
+  test("renders the five files with a cluster connection and no undefined values", async () => {
     const result = await renderOf(label);
     const files = renderFiles(result);
     expect(Object.keys(files).sort()).toEqual([
+      "certificates.yaml",
       "graph.mmd",
       "helm-releases.yaml",
       "manifests.yaml",
@@ -71,6 +72,21 @@ describe.each(targets)("$label", ({ label }) => {
     expect(doc.resources.map((r) => r.type)).toContain("pulumi:providers:kubernetes");
     expect(doc.outputs.kubeconfig).toBe(secretText);
     expect(files["graph.mmd"].startsWith("flowchart LR\n")).toBe(true);
+  });
+
+  test("its certificate inventory lists every certificate, each with its renewer, and the summary prints it", async () => {
+    const result = await renderOf(label);
+    const { certificates } = YAML.parse(renderFiles(result)["certificates.yaml"]) as {
+      certificates: { certificate: string; renewer: string; lifetime: string; issuer: string[] }[];
+    };
+    // Every render has cert-manager, a mesh or a Google-managed certificate: none is without certificates.
+    expect(certificates.length).toBeGreaterThan(0);
+    expect(certificates.filter((c) => c.renewer === "NOTHING RENEWS IT")).toEqual([]);
+    const printed = summary(result, "out");
+    expect(printed).toContain(
+      `  certificates (${certificates.length}, each with a renewer; all in certificates.yaml):`,
+    );
+    for (const c of certificates) expect(printed).toContain(`    ${c.certificate}: `);
   });
 });
 

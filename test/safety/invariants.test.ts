@@ -236,6 +236,59 @@ describe.each(["linkerd", "istio"] as const)("%s, prod, GKE Gateway", (mesh) => 
   });
 });
 
+describe("certificates-renewed", () => {
+  let views: ResourceView[];
+  beforeAll(async () => {
+    const c = config({ tier: "prod", mesh: { kind: "linkerd", dashboard: true }, apps: [shop] });
+    views = viewsOf(await render(() => new Platform("p", { config: c }).outputs()));
+  });
+  const controlPlane = "kubernetes:helm.sh/v3:Release::linkerd-control-plane";
+
+  test("a Linkerd webhook whose certificate the chart generates at template time (the chart's default)", () => {
+    expect(only(views)).toEqual([]);
+    const bad = broken(views, release("linkerd-control-plane"), (v) => {
+      delete (v.inputs.values as Obj).proxyInjector;
+    });
+    expect(only(bad)).toEqual([{ invariant: "certificates-renewed", resource: controlPlane }]);
+    expect(checkInvariants(bad)[0].message).toBe(
+      "Secret linkerd/linkerd-proxy-injector-k8s-tls (linkerd-proxy-injector webhook's serving certificate) from release linkerd-control-plane (linkerd-control-plane 2026.8.3) has nothing that renews it (linkerd/linkerd2 edge-26.8.3 charts/linkerd-control-plane/templates/proxy-injector-rbac.yaml, destination-rbac.yaml): when it expires, whatever trusts it fails; issue it with a cert-manager Certificate (for Linkerd's webhooks: <webhook>.externalSecret and injectCaFrom)",
+    );
+  });
+
+  test("a webhook told to use an external Secret that no Certificate writes", () => {
+    const bad = broken(views, kind("Certificate", "tap"), (v) => {
+      (v.inputs.spec as Obj).secretName = "elsewhere";
+    });
+    expect(only(bad)).toEqual([
+      { invariant: "certificates-renewed", resource: "kubernetes:helm.sh/v3:Release::linkerd-viz" },
+    ]);
+    expect(checkInvariants(bad)[0].message).toContain(
+      "Secret linkerd-viz/tap-k8s-tls (tap webhook's serving certificate (release linkerd-viz mounts it)) from nothing in this program writes it",
+    );
+  });
+
+  test("Linkerd's identity issuer from chart values, and a TLS Secret written as data", () => {
+    const fromValues = broken(views, release("linkerd-control-plane"), (v) => {
+      ((v.inputs.values as Obj).identity as Obj).issuer = { scheme: "linkerd.io/tls" };
+    });
+    expect(only(fromValues)).toEqual([{ invariant: "certificates-renewed", resource: controlPlane }]);
+    const secret: ResourceView = {
+      type: "kubernetes:core/v1:Secret",
+      name: "legacy-tls",
+      inputs: {
+        kind: "Secret",
+        type: "kubernetes.io/tls",
+        metadata: { name: "legacy-tls", namespace: "shop" },
+        data: { "tls.crt": "[secret]", "tls.key": "[secret]" },
+      },
+      protect: false,
+    };
+    expect(only([...views, secret])).toEqual([
+      { invariant: "certificates-renewed", resource: "kubernetes:core/v1:Secret::legacy-tls" },
+    ]);
+  });
+});
+
 describe("GCE Ingress", () => {
   let views: ResourceView[];
   beforeAll(async () => {

@@ -102,3 +102,20 @@ test("a value unknown at preview is left out; the rest of the program is still j
   );
   expect((await violations(bad)).map((v) => v.policy)).toEqual(["prod-protected"]);
 });
+
+test("a Linkerd webhook certificate generated at template time is reported against the release's URN", async () => {
+  const bad = views.map((v) =>
+    v.type === "kubernetes:helm.sh/v3:Release" && v.inputs.name === "linkerd-control-plane"
+      ? { ...v, inputs: { ...v.inputs, values: { ...(v.inputs.values as object), policyValidator: {} } } }
+      : v,
+  );
+  expect(await violations(bad)).toEqual([
+    {
+      policy: "certificates-renewed",
+      message: expect.stringContaining(
+        "Secret linkerd/linkerd-policy-validator-k8s-tls (linkerd-policy-validator webhook's serving certificate)",
+      ) as string,
+      urn: "urn:pulumi:prod::app::kubernetes:helm.sh/v3:Release::linkerd-control-plane",
+    },
+  ]);
+});

@@ -45,6 +45,7 @@ export const typedBuilderKinds = new Set([
   "cloud.google.com/v1/BackendConfig",
   "monitoring.googleapis.com/v1/PodMonitoring",
   "monitoring.googleapis.com/v1/ClusterPodMonitoring",
+  "monitoring.googleapis.com/v1/ClusterRules",
   "policy.linkerd.io/v1beta3/Server",
   "policy.linkerd.io/v1alpha1/AuthorizationPolicy",
   "policy.linkerd.io/v1alpha1/MeshTLSAuthentication",

@@ -11,10 +11,19 @@ import {
   type MonitoringRef,
   type Values,
 } from "../../deploy";
-import { PlatformNamespace } from "../../manifests";
+import { CertificateAlerts, PlatformNamespace } from "../../manifests";
 import { charts as pins, istioFacts, type istioVersions } from "../../versions";
+import { istioIdentityAlertRules } from "./alerts";
 import { istioBaseVersion, istioCsrRelease, istioNamespace, istiodReleases, revisionValue } from "./index";
-import { IstioCa, IstioMonitors, MeshMtls, istioCaName, istioTrustDomain } from "./manifests";
+import {
+  IstioCa,
+  IstioMonitors,
+  MeshMtls,
+  istioCaName,
+  istioCaNames,
+  istioCsrRootsDir,
+  istioTrustDomain,
+} from "./manifests";
 
 export interface IstioArgs {
   /** Sidecar proxies, or the ambient data plane (ztunnel). @default "sidecar" */
@@ -34,9 +43,11 @@ export interface IstioArgs {
   readonly mtls?: "STRICT" | "PERMISSIVE";
   /** Two istiods and two istio-csr replicas at least. @default false */
   readonly highAvailability?: boolean;
+  /** Trust the previous root too, during a root rotation (docs/istio.md). @default false */
+  readonly previousTrustAnchor?: boolean;
   /** CRD owners and the user's chart overrides. @default the base chart owns Istio's CRDs; GKE the Gateway API */
   readonly charts?: ChartContext;
-  /** cert-manager: the CA and istio-csr's certificates come from it. */
+  /** cert-manager with trust-manager: the CA and istio-csr's certificates come from it, the roots istio-csr pins from trust-manager. */
   readonly certManager: CertManagerRef;
   /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
@@ -90,7 +101,13 @@ export function istioCsrValues(
         namespace: istioNamespace,
         issuer: { name: istioCaName, kind: "Issuer", group: "cert-manager.io" },
       },
-      tls: { trustDomain: istioTrustDomain },
+      tls: {
+        trustDomain: istioTrustDomain,
+        // The roots are pinned, from trust-manager's copy of the root certificate, not taken from
+        // whatever the issuer answers; without it istio-csr warns that rotating the chain "will be very
+        // difficult" (cmd/app/options/options.go at v0.17.0). The file may hold two roots during a rotation.
+        rootCAFile: `${istioCsrRootsDir}/${istioCaNames.trustRootsKey}`,
+      },
       server: {
         // istiod's default global.multiCluster.clusterName.
         clusterID: "Kubernetes",
@@ -102,6 +119,11 @@ export function istioCsrValues(
         namespace: istioNamespace,
       },
     },
+    // The trust-manager ConfigMap with the roots, mounted where rootCAFile points, as istio-csr's install
+    // guide mounts its root (cert-manager/website content/docs/usage/istio-csr/installation.md); istio-csr
+    // watches the file and republishes the roots when they change (pkg/tls/rootca/rootca.go at v0.17.0).
+    volumes: [{ name: "root-ca", configMap: { name: istioCaNames.trustRoots } }],
+    volumeMounts: [{ name: "root-ca", mountPath: istioCsrRootsDir, readOnly: true }],
   };
 }
 
@@ -140,12 +162,22 @@ export class Istio extends pulumi.ComponentResource {
     // Retained: it holds the release that owns Istio's CRDs.
     const ns = [...deployChart(`${name}-ns`, nsChart, { ...base, retainOnDelete: true }).values()];
 
+    const trustManager = args.certManager.trustManager;
+    if (!trustManager)
+      throw new Error(
+        "Istio needs trust-manager for its pinned roots: create CertManager with trustManager: true",
+      );
     const caChart = newChart("istio-ca");
-    new IstioCa(caChart, "ca", { namespace: istioNamespace });
+    new IstioCa(caChart, "ca", {
+      namespace: istioNamespace,
+      trustNamespace: args.certManager.namespace,
+      previousTrustAnchor: args.previousTrustAnchor,
+    });
+    // The Bundle waits for trust-manager, which itself waits for cert-manager.
     const ca = [
       ...deployChart(`${name}-ca`, caChart, {
         ...base,
-        dependsOn: [args.certManager.certManager, ...ns],
+        dependsOn: [args.certManager.certManager, trustManager, ...ns],
       }).values(),
     ];
 
@@ -235,6 +267,15 @@ export class Istio extends pulumi.ComponentResource {
         namespace: istioNamespace,
         backend: args.monitoring.backend,
         selectorLabels: args.monitoring.selectorLabels,
+      });
+      new CertificateAlerts(monitors, "identity-alerts", {
+        ...args.monitoring,
+        name: "istio-identity",
+        namespace: istioNamespace,
+        rules: istioIdentityAlertRules({
+          namespace: istioNamespace,
+          trustNamespace: args.certManager.namespace,
+        }),
       });
       deployChart(`${name}-monitors`, monitors, {
         ...base,

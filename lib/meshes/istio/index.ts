@@ -11,6 +11,7 @@ import { istioPolicy } from "./policy";
 
 export { istioPolicy } from "./policy";
 export * from "./manifests";
+export * from "./alerts";
 
 export const istioNamespace = "istio-system";
 /** Named so the chart's Service is cert-manager-istio-csr, the address istiod and ztunnel are given. */
@@ -79,12 +80,16 @@ export function istioMesh(config: MeshConfig): Mesh {
     kind: "istio",
     title: "Istio",
     config,
-    ownKeys: ["istio", "dataplane"],
+    ownKeys: ["istio", "dataplane", "previousTrustAnchor"],
     configProblems: (input, env) => istioProblems(input, env),
     releases,
-    crdOwners: [{ family: "istio", chart: "istioBase", reason: "platform:mesh.kind is istio" }],
+    crdOwners: [
+      { family: "trustManager", chart: "trustManager", reason: "distributes Istio's pinned roots" },
+      { family: "istio", chart: "istioBase", reason: "platform:mesh.kind is istio" },
+    ],
     needsCertManager: true,
-    needsTrustManager: false,
+    // istio-csr reads its pinned roots from a trust-manager Bundle.
+    needsTrustManager: true,
     webhookPorts: charts.istiod.webhookPorts ?? [],
     namespaceEnrolment: ambient
       ? { labels: { [ambientModeLabel]: "ambient" }, annotations: {} }

@@ -1,7 +1,9 @@
 import { Construct } from "constructs";
 import { istioFacts } from "../../versions";
 import {
+  Bundle,
   Certificate,
+  ClusterIssuer,
   ClusterPodMonitoring,
   Issuer,
   PeerAuthentication,
@@ -13,44 +15,122 @@ import {
   type RelabelConfig,
 } from "../../manifests";
 
+/** The Issuer istio-csr signs workload certificates with (its chart's default `app.certmanager.issuer.name`). */
 export const istioCaName = "istio-ca";
 
-/**
- * The CA istio-csr signs workload certificates from: a self-signed root made and kept in
- * istio-system by cert-manager, and the `istio-ca` Issuer istio-csr uses (its chart's default). No
- * key passes through Pulumi, and istiod's own CA stays off.
- */
 /** The mesh's trust domain, istio-csr's `app.tls.trustDomain` and the first part of every principal. */
 export const istioTrustDomain = "cluster.local";
 
+/** Names of the objects of the mesh's chain of trust. */
+export const istioCaNames = {
+  rootSelfSigned: "istio-root-selfsigned",
+  /** The root's Certificate and Secret (in trust-manager's trust namespace) and the ClusterIssuer signing from it. */
+  root: "istio-root-ca",
+  /** A copy of the previous root's certificate, trusted too during a rotation (docs/istio.md). */
+  previousRoot: "istio-previous-root-ca",
+  /** The intermediate CA's Certificate and Secret, in Istio's namespace. */
+  intermediate: "istio-intermediate-ca",
+  issuer: istioCaName,
+  /** The trust-manager Bundle, and the ConfigMap it writes, that istio-csr reads the roots from. */
+  trustRoots: "istio-trust-roots",
+  trustRootsKey: "ca.pem",
+} as const;
+
+/** Where istio-csr mounts the trust roots, and the file it reads them from (`--root-ca-file`). */
+export const istioCsrRootsDir = "/var/run/secrets/istio-csr";
+
+export interface IstioCaProps {
+  /** Istio's namespace, where istio-csr creates CertificateRequests. */
+  readonly namespace: string;
+  /** trust-manager's trust namespace: the root lives there, away from every serving workload. */
+  readonly trustNamespace: string;
+  readonly trustDomain?: string;
+  /** Also trust `istio-previous-root-ca`, during a root rotation. @default false */
+  readonly previousTrustAnchor?: boolean;
+}
+
+/**
+ * The mesh's chain of trust, made and kept in the cluster by cert-manager: a self-signed root in
+ * trust-manager's trust namespace (which runs no mesh workload, so neither istiod nor istio-csr ever
+ * mount its key), an intermediate CA in Istio's namespace signed by it, and the `istio-ca` Issuer that
+ * signs workload certificates from the intermediate. trust-manager copies the root's certificate (never
+ * its key) into a ConfigMap istio-csr reads as its pinned roots (`app.tls.rootCAFile`), so the roots
+ * proxies trust never depend on what an issuer answers, and a root rotation can distribute two
+ * (istio-csr reads every certificate in the file: pkg/tls/rootca/rootca.go at v0.17.0). No key passes
+ * through Pulumi, and istiod's own CA stays off.
+ */
 export class IstioCa extends Construct {
-  constructor(
-    scope: Construct,
-    id: string,
-    props: { readonly namespace: string; readonly trustDomain?: string },
-  ) {
+  constructor(scope: Construct, id: string, props: IstioCaProps) {
     super(scope, id);
-    const ns = props.namespace;
+    const domain = props.trustDomain ?? istioTrustDomain;
+    const n = istioCaNames;
     new Issuer(this, "root-issuer", {
-      metadata: { name: "istio-root-selfsigned", namespace: ns },
+      metadata: { name: n.rootSelfSigned, namespace: props.trustNamespace },
       spec: { selfSigned: {} },
     });
     new Certificate(this, "root", {
-      metadata: { name: istioCaName, namespace: ns, annotations: { [waitForAnnotation]: "condition=Ready" } },
+      metadata: { name: n.root, namespace: props.trustNamespace },
       spec: {
-        secretName: istioCaName,
-        issuerRef: { name: "istio-root-selfsigned", kind: "Issuer", group: "cert-manager.io" },
+        secretName: n.root,
+        issuerRef: { name: n.rootSelfSigned, kind: "Issuer", group: "cert-manager.io" },
         isCA: true,
-        commonName: `istio-ca.${props.trustDomain ?? istioTrustDomain}`,
-        // Ten years, renewed with the same key, so workload certificates keep verifying (as Linkerd's anchor).
+        // The subject the platform's root has always had: a root copied in from an earlier release is
+        // re-issued with the same subject and key, so certificates issued under it keep verifying.
+        commonName: `istio-ca.${domain}`,
+        // Ten years, renewed a year early with the same key, so certificates under it keep verifying; a
+        // new key is a deliberate rotation with both roots trusted (docs/istio.md).
         duration: "87600h0m0s",
         renewBefore: "8760h0m0s",
         privateKey: { algorithm: "ECDSA", size: 256, rotationPolicy: "Never" },
       },
     });
+    // A ClusterIssuer reads its CA Secret from cert-manager's cluster resource namespace, the trust namespace.
+    new ClusterIssuer(this, "root-ca-issuer", {
+      metadata: { name: n.root },
+      spec: { ca: { secretName: n.root } },
+    });
+    new Certificate(this, "intermediate", {
+      metadata: {
+        name: n.intermediate,
+        namespace: props.namespace,
+        // Pulumi waits until cert-manager has written it, so istio-csr's first request is signed.
+        annotations: { [waitForAnnotation]: "condition=Ready" },
+      },
+      spec: {
+        secretName: n.intermediate,
+        issuerRef: { name: n.root, kind: "ClusterIssuer", group: "cert-manager.io" },
+        isCA: true,
+        commonName: `istio-intermediate-ca.${domain}`,
+        // A year, renewed a month early with a new key: workloads trust the root, so a new intermediate
+        // changes nothing they verify, and a leaked intermediate key is worthless within a year.
+        duration: "8760h0m0s",
+        renewBefore: "720h0m0s",
+        privateKey: { algorithm: "ECDSA", size: 256, rotationPolicy: "Always" },
+        usages: ["cert sign", "crl sign"],
+      },
+    });
     new Issuer(this, "ca-issuer", {
-      metadata: { name: istioCaName, namespace: ns },
-      spec: { ca: { secretName: istioCaName } },
+      metadata: { name: n.issuer, namespace: props.namespace },
+      spec: { ca: { secretName: n.intermediate } },
+    });
+    new Bundle(this, "trust-roots", {
+      metadata: {
+        name: n.trustRoots,
+        // Pulumi waits until trust-manager has written the ConfigMap istio-csr mounts.
+        annotations: { [waitForAnnotation]: "condition=Synced" },
+      },
+      spec: {
+        sources: [
+          { secret: { name: n.root, key: "tls.crt" } },
+          // Only during a rotation: a missing source would stop trust-manager from writing the target.
+          ...(props.previousTrustAnchor ? [{ secret: { name: n.previousRoot, key: "tls.crt" } }] : []),
+        ],
+        target: {
+          configMap: { key: n.trustRootsKey },
+          // Only istio-csr's namespace, which is trust-manager's trust namespace.
+          namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": props.trustNamespace } },
+        },
+      },
     });
   }
 }

@@ -12,11 +12,18 @@ import {
   type MonitoringRef,
   type Values,
 } from "../../deploy";
-import { PlatformNamespace } from "../../manifests";
+import { CertificateAlerts, PlatformNamespace } from "../../manifests";
+import { linkerdFacts } from "../../versions";
+import { linkerdIdentityAlertRules } from "./alerts";
 import { LinkerdIssuer, LinkerdTrustAnchor } from "./identity";
 import { LinkerdMonitors } from "./monitors";
 import { LinkerdNamespace } from "./namespace";
 import { RouteCrdsWait } from "./routeCrds";
+import {
+  LinkerdWebhookCertificates,
+  webhookCertificateValues,
+  type LinkerdWebhook,
+} from "./webhookCertificates";
 import { linkerdCniNamespace, linkerdNamespace, linkerdPodSecurity, linkerdVizNamespace } from "./index";
 
 export interface LinkerdArgs {
@@ -97,6 +104,9 @@ export function controlPlaneValues(
       // The probe route the policy controller authorizes by itself takes probes from these networks only
       // (templates/destination.yaml --probe-networks; policy-controller/k8s/index/src/inbound/index.rs).
       ...(args.probeNetworks ? { policyController: { probeNetworks: [...args.probeNetworks] } } : {}),
+      // The webhooks' serving certificates come from cert-manager, which renews them; the chart's own
+      // are generated at template time for 365 days and renewed only by a chart upgrade.
+      ...webhookCertificateValues(linkerdNamespace, linkerdFacts.webhooks.controlPlane),
     },
     args.highAvailability
       ? {
@@ -234,8 +244,27 @@ export class Linkerd extends pulumi.ComponentResource {
       );
     }
 
-    // Stage 3: the control plane starts only with its CRDs, the issuer Secret and the trust roots in place:
-    // the policy controller reads at start which route CRDs exist, and identity mounts the trust roots.
+    // The webhooks' serving certificates, which their pods mount: issued before the charts install.
+    const webhookCertificates = (namespace: string, webhooks: readonly LinkerdWebhook[], id: string) => {
+      const chart = newChart(`${id}-webhook-certificates`);
+      new LinkerdWebhookCertificates(chart, "webhooks", { namespace, webhooks });
+      return [
+        ...deployChart(`${name}-${id}-webhooks`, chart, {
+          ...base,
+          dependsOn: [cm.certManager],
+          namespaces: new Map([[namespace, ns(namespace)]]),
+        }).values(),
+      ];
+    };
+    const controlPlaneWebhooks = webhookCertificates(
+      linkerdNamespace,
+      linkerdFacts.webhooks.controlPlane,
+      "linkerd",
+    );
+
+    // Stage 3: the control plane starts only with its CRDs, the issuer Secret, the trust roots and its
+    // webhooks' certificates in place: the policy controller reads at start which route CRDs exist, and
+    // identity mounts the trust roots.
     this.controlPlane = pinnedRelease({
       ...base,
       chart: "linkerdControlPlane",
@@ -243,7 +272,13 @@ export class Linkerd extends pulumi.ComponentResource {
       namespace: linkerdNamespace,
       values: controlPlaneValues(args),
       charts,
-      dependsOn: [this.crds, ...issuer.values(), ...routeCrds, ...(cniRelease ? [cniRelease] : [])],
+      dependsOn: [
+        this.crds,
+        ...issuer.values(),
+        ...controlPlaneWebhooks,
+        ...routeCrds,
+        ...(cniRelease ? [cniRelease] : []),
+      ],
     });
 
     if (args.dashboard) {
@@ -259,9 +294,15 @@ export class Linkerd extends pulumi.ComponentResource {
           prometheusUrl: args.prometheusUrl ?? "",
           // The platform creates the namespace with its labels; no Job needs to patch them.
           createNamespaceMetadataJob: false,
+          // tap's and tap-injector's serving certificates from cert-manager, as the control plane's.
+          ...webhookCertificateValues(linkerdVizNamespace, linkerdFacts.webhooks.viz),
         },
         charts,
-        dependsOn: [this.controlPlane, ns(linkerdVizNamespace)],
+        dependsOn: [
+          this.controlPlane,
+          ns(linkerdVizNamespace),
+          ...webhookCertificates(linkerdVizNamespace, linkerdFacts.webhooks.viz, "linkerd-viz"),
+        ],
       });
     }
 
@@ -275,6 +316,12 @@ export class Linkerd extends pulumi.ComponentResource {
         backend: args.monitoring.backend,
         selectorLabels: args.monitoring.selectorLabels,
         extensionNamespaces: args.dashboard ? [linkerdVizNamespace] : [],
+      });
+      new CertificateAlerts(monitorChart, "identity-alerts", {
+        ...args.monitoring,
+        name: "linkerd-identity",
+        namespace: linkerdNamespace,
+        rules: linkerdIdentityAlertRules(cm.namespace),
       });
       // Monitors wait only for their CRD's owner and the namespace, never for the control plane.
       deployChart(`${name}-monitors`, monitorChart, {

@@ -9,6 +9,8 @@ export { linkerdAccess, linkerdPolicy, linkerdRoutes } from "./policy";
 export { LinkerdNamespace } from "./namespace";
 export * from "./identity";
 export * from "./monitors";
+export * from "./webhookCertificates";
+export * from "./alerts";
 
 export const linkerdNamespace = "linkerd";
 export const linkerdVizNamespace = "linkerd-viz";
