@@ -20,7 +20,7 @@ export interface RenderStackOptions {
   /** Which stack: its config is `Pulumi.<stack>.yaml`. @default the program's only stack */
   readonly stack?: string;
   /**
-   * Where to write the four files. @default `out/<stack>` for the program in the working folder,
+   * Where to write the files. @default `out/<stack>` for the program in the working folder,
    * `out/<its path>/<stack>` for one below it, `out/<project name>/<stack>` for one elsewhere
    */
   readonly out?: string;
@@ -48,7 +48,7 @@ export interface RenderedStack {
   readonly result: RenderResult;
   /** The folder the files were written to. */
   readonly outDir: string;
-  /** The files written, by name: resources.yaml, manifests.yaml, helm-releases.yaml, graph.mmd (and cluster-objects.yaml). */
+  /** The files written, by name: resources.yaml, manifests.yaml, helm-releases.yaml, graph.mmd, certificates.yaml (and cluster-objects.yaml). */
   readonly files: readonly string[];
   /** With `chartsDir`: what the cluster receives at each supported Kubernetes version, and what fails there. */
   readonly cluster?: ClusterObjects;
@@ -56,7 +56,8 @@ export interface RenderedStack {
 
 /**
  * Renders one stack of any Pulumi program that uses the library, offline, and writes what
- * `pulumi up` would deploy: resources.yaml, manifests.yaml, helm-releases.yaml and graph.mmd. The
+ * `pulumi up` would deploy: resources.yaml, manifests.yaml, helm-releases.yaml, graph.mmd and
+ * certificates.yaml. The
  * program runs as `pulumi up` runs it, under Pulumi's mock runtime, with the stack's config.
  */
 export async function renderStack(options: RenderStackOptions): Promise<RenderedStack> {

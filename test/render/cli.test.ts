@@ -162,6 +162,7 @@ describe("one folder per stack", () => {
     );
     for (const stack of ["good", "other"]) {
       expect(fs.readdirSync(path.join(cwd, "out", "scratch", stack)).sort()).toEqual([
+        "certificates.yaml",
         "graph.mmd",
         "helm-releases.yaml",
         "manifests.yaml",
