@@ -164,9 +164,10 @@ export function joinObjectSet(
       const hook = o.metadata.annotations?.["helm.sh/hook"] ?? "";
       if (/\btest(-success|-failure)?\b/.test(hook)) continue;
       // Helm sets the release namespace on namespaced objects that name none.
+      // A copy either way: an object is one entry of the set, whichever release it came from.
       const placed =
         o.metadata.namespace || clusterScoped.has(o.kind)
-          ? o
+          ? { ...o }
           : { ...o, metadata: { ...o.metadata, namespace: r.namespace } };
       releaseOf.set(placed, r);
       objects.push(placed);

@@ -429,3 +429,202 @@ describe("label selectors evaluate as the API server does", () => {
     expect(selects(selector, labels)).toBe(expected);
   });
 });
+
+describe("objects-unique", () => {
+  test("an object two releases render is a finding naming both", () => {
+    const role = object("rbac.authorization.k8s.io/v1", "ClusterRole", "istio-reader");
+    const findings = check(
+      [],
+      [
+        release("istiod", "istiod", "istio-system", [role]),
+        release("istiod-canary", "istiod", "istio-system", [role]),
+      ],
+    );
+    expect(findings.filter((f) => f.invariant === "objects-unique")).toEqual([
+      expect.objectContaining({
+        object: "ClusterRole istio-reader",
+        message: expect.stringContaining("is rendered by istiod and by istiod-canary"),
+      }),
+    ]);
+  });
+});
+
+describe("scrapes-pass-the-mesh", () => {
+  // istiod chart templates/mutatingwebhook.yaml: the unrevisioned injector selects istio-injection=enabled.
+  const webhook = object(
+    "admissionregistration.k8s.io/v1",
+    "MutatingWebhookConfiguration",
+    "istio-sidecar-injector",
+    undefined,
+    {
+      webhooks: [
+        {
+          name: "namespace.sidecar-injector.istio.io",
+          namespaceSelector: { matchLabels: { "istio-injection": "enabled" } },
+        },
+      ],
+    },
+  );
+  const istiod = release("istiod", "istiod", "istio-system", [webhook]);
+  const strict = object("security.istio.io/v1", "PeerAuthentication", "default", "istio-system", {
+    spec: { mtls: { mode: "STRICT" } },
+  });
+  const app = deployment("shop", "shop", {
+    containers: [{ name: "shop", ports: [{ name: "http", containerPort: 8080 }], resources: sized }],
+  });
+  const appPort = object("monitoring.coreos.com/v1", "PodMonitor", "shop", "shop", {
+    spec: {
+      selector: { matchLabels: { app: "shop" } },
+      podMetricsEndpoints: [{ port: "http", path: "/metrics" }],
+    },
+  });
+
+  test("Istio sidecar under STRICT: a plain scrape of the app's port is refused; the agent's 15020 is not", () => {
+    const ns = namespace("shop", { "istio-injection": "enabled" });
+    expect(of(check([ns, app, strict, appPort], [istiod]), "scrapes-pass-the-mesh")).toEqual([
+      "PodMonitor shop/shop",
+    ]);
+    const merged = object("monitoring.coreos.com/v1", "PodMonitor", "shop", "shop", {
+      spec: {
+        selector: { matchLabels: { app: "shop" } },
+        podMetricsEndpoints: [
+          {
+            path: "/stats/prometheus",
+            relabelings: [
+              {
+                action: "keep",
+                sourceLabels: ["__meta_kubernetes_pod_container_name"],
+                regex: "istio-proxy",
+              },
+              {
+                action: "replace",
+                sourceLabels: ["__meta_kubernetes_pod_ip"],
+                replacement: "$1:15020",
+                targetLabel: "__address__",
+              },
+            ],
+          },
+        ],
+      },
+    });
+    expect(of(check([ns, app, strict, merged], [istiod]), "scrapes-pass-the-mesh")).toEqual([]);
+    // PERMISSIVE lets the plain scrape in, and so does a port-level exception for the pod.
+    const permissive = object("security.istio.io/v1", "PeerAuthentication", "default", "istio-system", {
+      spec: { mtls: { mode: "PERMISSIVE" } },
+    });
+    expect(of(check([ns, app, permissive, appPort], [istiod]), "scrapes-pass-the-mesh")).toEqual([]);
+    const port = object("security.istio.io/v1", "PeerAuthentication", "shop-load-balancer", "shop", {
+      spec: { selector: { matchLabels: { app: "shop" } }, portLevelMtls: { "8080": { mode: "PERMISSIVE" } } },
+    });
+    expect(of(check([ns, app, strict, port, appPort], [istiod]), "scrapes-pass-the-mesh")).toEqual([]);
+  });
+
+  test("ambient under STRICT: only a scraper enrolled in the mesh gets through ztunnel", () => {
+    const ztunnel = release("ztunnel", "ztunnel", "istio-system", []);
+    const ns = namespace("shop", { "istio.io/dataplane-mode": "ambient" });
+    const prometheus = (labels: Record<string, string>) =>
+      object("monitoring.coreos.com/v1", "Prometheus", "kube-prometheus-stack-prometheus", "monitoring", {
+        spec: { podMetadata: { labels } },
+      });
+    expect(
+      of(
+        check([namespace("monitoring"), ns, app, strict, appPort, prometheus({})], [ztunnel]),
+        "scrapes-pass-the-mesh",
+      ),
+    ).toEqual(["PodMonitor shop/shop"]);
+    expect(
+      of(
+        check(
+          [
+            namespace("monitoring"),
+            ns,
+            app,
+            strict,
+            appPort,
+            prometheus({ "istio.io/dataplane-mode": "ambient" }),
+          ],
+          [ztunnel],
+        ),
+        "scrapes-pass-the-mesh",
+      ),
+    ).toEqual([]);
+    // Managed Prometheus's collectors are never in the mesh.
+    const gmp = object("monitoring.googleapis.com/v1", "PodMonitoring", "shop", "shop", {
+      spec: { selector: { matchLabels: { app: "shop" } }, endpoints: [{ port: "http" }] },
+    });
+    expect(of(check([ns, app, strict, gmp], [ztunnel]), "scrapes-pass-the-mesh")).toEqual([
+      "PodMonitoring shop/shop",
+    ]);
+  });
+});
+
+describe("acme-solvers-outside-the-mesh", () => {
+  // linkerd-control-plane templates/proxy-injector-rbac.yaml at edge-26.8.3.
+  const webhook = object(
+    "admissionregistration.k8s.io/v1",
+    "MutatingWebhookConfiguration",
+    "linkerd-proxy-injector-webhook-config",
+    undefined,
+    {
+      metadata: { annotations: { "cert-manager.io/inject-ca-from": "linkerd/linkerd-proxy-injector" } },
+      webhooks: [{ name: "linkerd-proxy-injector.linkerd.io" }],
+    },
+  );
+  const cp = release("linkerd-control-plane", "linkerd-control-plane", "linkerd", [webhook]);
+  const issuer = (podTemplate?: Record<string, unknown>) =>
+    object("cert-manager.io/v1", "ClusterIssuer", "letsencrypt", undefined, {
+      spec: {
+        acme: {
+          solvers: [
+            { http01: { ingress: { ingressClassName: "traefik", ...(podTemplate ? { podTemplate } : {}) } } },
+          ],
+        },
+      },
+    });
+  const cert = object("cert-manager.io/v1", "Certificate", "shop-tls", "shop", {
+    spec: { secretName: "shop-tls", issuerRef: { name: "letsencrypt", kind: "ClusterIssuer" } },
+  });
+  const ns = namespace("shop", {}, { "linkerd.io/inject": "enabled" });
+
+  test("a solver pod Linkerd would inject is a finding; opted out, it is not", () => {
+    expect(of(check([ns, cert, issuer()], [cp]), "acme-solvers-outside-the-mesh")).toEqual([
+      "Certificate shop/shop-tls",
+    ]);
+    const optedOut = issuer({ metadata: { annotations: { "linkerd.io/inject": "disabled" } } });
+    expect(of(check([ns, cert, optedOut], [cp]), "acme-solvers-outside-the-mesh")).toEqual([]);
+  });
+
+  test("Istio ambient captures a solver in an enrolled namespace unless it carries dataplane-mode none", () => {
+    const ztunnel = release("ztunnel", "ztunnel", "istio-system", []);
+    const ambientNs = namespace("shop", { "istio.io/dataplane-mode": "ambient" });
+    expect(of(check([ambientNs, cert, issuer()], [ztunnel]), "acme-solvers-outside-the-mesh")).toEqual([
+      "Certificate shop/shop-tls",
+    ]);
+    const none = issuer({ metadata: { labels: { "istio.io/dataplane-mode": "none" } } });
+    expect(of(check([ambientNs, cert, none], [ztunnel]), "acme-solvers-outside-the-mesh")).toEqual([]);
+  });
+});
+
+describe("no-open-access", () => {
+  test("a policy the platform writes open to every address is a finding; one a chart renders is the chart's", () => {
+    const open = object("policy.linkerd.io/v1alpha1", "NetworkAuthentication", "shop-any", "shop", {
+      spec: { networks: [{ cidr: "0.0.0.0/0" }, { cidr: "::/0" }] },
+    });
+    const cluster = object("policy.linkerd.io/v1alpha1", "NetworkAuthentication", "shop-cluster", "shop", {
+      spec: { networks: [{ cidr: "10.0.0.0/20" }] },
+    });
+    const allowAll = object("security.istio.io/v1", "AuthorizationPolicy", "shop", "shop", {
+      spec: { action: "ALLOW", rules: [{}] },
+    });
+    const allowNothing = object("security.istio.io/v1", "AuthorizationPolicy", "deny-by-default", "shop", {
+      spec: {},
+    });
+    expect(of(check([open, cluster, allowAll, allowNothing]), "no-open-access")).toEqual([
+      "NetworkAuthentication shop/shop-any",
+      "AuthorizationPolicy shop/shop",
+    ]);
+    expect(
+      of(check([], [release("linkerd-viz", "linkerd-viz", "linkerd-viz", [open])]), "no-open-access"),
+    ).toEqual([]);
+  });
+});

@@ -23,13 +23,6 @@ export const knownFailures: readonly KnownFailure[] = [
     owner: "#18",
   },
   {
-    invariant: "monitors-select",
-    object: /^ClusterPodMonitoring linkerd-multicluster-controller$/,
-    reason:
-      "Linkerd's Managed Prometheus monitors include the multicluster controller, which is never installed",
-    owner: "#17",
-  },
-  {
     invariant: "production-sizing",
     object:
       /^(Deployment|Job) cert-manager\/(cert-manager(-cainjector|-webhook|-startupapicheck|-istio-csr)?|trust-manager)$/,

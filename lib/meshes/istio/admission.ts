@@ -47,7 +47,7 @@ function mtlsMode(scrape: MeshScrape): string {
   );
   for (const o of workload) {
     const port =
-      typeof scrape.port === "number" ? spec(o).portLevelMtls?.[String(scrape.port)]?.mode : undefined;
+      scrape.portNumber !== undefined ? spec(o).portLevelMtls?.[String(scrape.portNumber)]?.mode : undefined;
     if (port && port !== "UNSET") return port;
   }
   for (const o of workload) {
