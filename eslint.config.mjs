@@ -21,6 +21,20 @@ export default tseslint.config(
         "error",
         { allowNumber: true, allowBoolean: true },
       ],
+      // cdk8s's Testing.app() makes a temp folder per call that nothing removes.
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "cdk8s",
+              importNames: ["Testing"],
+              message:
+                "Testing.app() leaves a temp folder behind: use new Chart(new App(), id) and chart.toJson().",
+            },
+          ],
+        },
+      ],
     },
   },
   prettier,

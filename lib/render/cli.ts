@@ -5,6 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { nearest } from "../config";
 import { MissingChartsError } from "../cluster";
 import { clusterSummary } from "./clusterObjects";
+import { safetySummary } from "./safetySummary";
 import { summary } from "./files";
 import { stageGraph } from "./graph";
 import { progressReporter } from "./progress";
@@ -214,10 +215,11 @@ async function render(args: readonly string[], io: CliIo): Promise<number> {
       ),
   });
   io.stdout(summary(rendered.result, path.isAbsolute(out) ? out : path.normalize(out)));
+  io.stdout(safetySummary(rendered.violations));
   if (rendered.cluster) io.stdout(clusterSummary(rendered.cluster));
   if (flags.has("--stages")) io.stdout(`\n${stageGraph(rendered.result.resources)}`);
-  // What would fail on the cluster fails the render.
-  return rendered.cluster && rendered.cluster.findings.length > 0 ? 1 : 0;
+  // A broken safety invariant, or what would fail on the cluster, fails the render.
+  return rendered.violations.length > 0 || (rendered.cluster?.findings.length ?? 0) > 0 ? 1 : 0;
 }
 
 /**
@@ -318,7 +320,9 @@ function renderHelp(invokedAs: string): string {
     "With --charts, each Helm release is templated by helm from the chart folder (fetch the pinned charts",
     "with the helm pull commands the render prints for any it lacks) and the cluster invariants are checked.",
     "",
-    "exit codes: 0 rendered, 1 the config or the program failed (or a cluster invariant, with --charts), 2 the command line is wrong",
+    "Every render checks the safety invariants (docs/safety.md) and lists them; a violated one fails it.",
+    "",
+    "exit codes: 0 rendered, 1 the config or the program failed, or an invariant is violated, 2 the command line is wrong",
   ].join("\n");
 }
 

@@ -1,6 +1,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { tiers, type Tier } from "../config";
+import { checkInvariants, viewsOf, type Violation } from "../safety";
 import { clusterObjectsOf, type ClusterObjects } from "./clusterObjects";
 import { renderFiles } from "./files";
 import { registerTypeScript } from "./loader";
@@ -52,6 +53,8 @@ export interface RenderedStack {
   readonly files: readonly string[];
   /** With `chartsDir`: what the cluster receives at each supported Kubernetes version, and what fails there. */
   readonly cluster?: ClusterObjects;
+  /** Every safety invariant violated by the program's resources (docs/safety.md); empty when all hold. */
+  readonly violations: readonly Violation[];
 }
 
 /**
@@ -88,7 +91,7 @@ export async function renderStack(options: RenderStackOptions): Promise<Rendered
     : undefined;
   if (cluster) files["cluster-objects.yaml"] = cluster.file;
   for (const [file, content] of Object.entries(files)) fs.writeFileSync(path.join(outDir, file), content);
-  return { result, outDir, files: Object.keys(files), cluster };
+  return { result, outDir, files: Object.keys(files), cluster, violations: checkInvariants(viewsOf(result)) };
 }
 
 /** The stack's tier, which production sizing is judged by; a program without one is judged as dev. */

@@ -1,5 +1,5 @@
 import { parser } from "@prometheus-io/lezer-promql";
-import { Testing } from "cdk8s";
+import { App, Chart } from "cdk8s";
 import type { AlertRule } from "../../lib/manifests";
 import { CertManagerMonitors, CertificateAlerts, certManagerAlertRules } from "../../lib/manifests";
 import { istioIdentityAlertRules, linkerdIdentityAlertRules } from "../../lib/meshes";
@@ -164,14 +164,14 @@ test("the parser catches a broken expression and an unknown metric", () => {
 describe("both backends", () => {
   const rules = certManagerAlertRules({ trustManager: true });
   test("Prometheus Operator: a PrometheusRule labelled for the platform's Prometheus, PodMonitors by port name", () => {
-    const chart = Testing.chart();
+    const chart = new Chart(new App(), "test");
     const target = {
       backend: "prometheus-operator",
       selectorLabels: { release: "kube-prometheus-stack" },
     } as const;
     new CertificateAlerts(chart, "a", { ...target, name: "certificates", namespace: "cert-manager", rules });
     new CertManagerMonitors(chart, "m", { ...target, namespace: "cert-manager", trustManager: true });
-    const objects = Testing.synth(chart) as { kind: string; metadata: { name: string }; spec: unknown }[];
+    const objects = chart.toJson() as { kind: string; metadata: { name: string }; spec: unknown }[];
     expect(objects.map((o) => [o.kind, o.metadata])).toEqual([
       [
         "PrometheusRule",
@@ -199,11 +199,11 @@ describe("both backends", () => {
   });
 
   test("Managed Prometheus: ClusterRules, whose queries see every namespace, with only the fields its CRD defines", () => {
-    const chart = Testing.chart();
+    const chart = new Chart(new App(), "test");
     const target = { backend: "managed-prometheus", selectorLabels: {} } as const;
     new CertificateAlerts(chart, "a", { ...target, name: "certificates", namespace: "cert-manager", rules });
     new CertManagerMonitors(chart, "m", { ...target, namespace: "cert-manager", trustManager: false });
-    const objects = Testing.synth(chart) as {
+    const objects = chart.toJson() as {
       apiVersion: string;
       kind: string;
       metadata: unknown;

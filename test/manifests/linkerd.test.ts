@@ -1,4 +1,4 @@
-import { Chart, Testing } from "cdk8s";
+import { App, Chart } from "cdk8s";
 import { PlatformNamespace, meshWarnings } from "../../lib/manifests";
 import {
   LinkerdIssuer,
@@ -74,9 +74,9 @@ function enrolled(c: Chart, name: string, mesh: Mesh): PlatformNamespace {
 }
 
 function synth(build: (chart: Chart) => void): Obj[] {
-  const chart = Testing.chart();
+  const chart = new Chart(new App(), "test");
   build(chart);
-  return Testing.synth(chart) as Obj[];
+  return chart.toJson() as Obj[];
 }
 
 function find(objects: Obj[], kind: string, name: string): Obj {

@@ -380,3 +380,32 @@ describe("--charts: what the cluster receives", () => {
     120_000,
   );
 });
+
+describe("safety invariants: every render lists them, and a violated one fails it", () => {
+  test("a program whose namespace enforces no Pod Security level exits 1, naming the invariant and the resource", async () => {
+    const dir = path.join(tmp, "bare-namespace");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: bare\nruntime: nodejs\nmain: index.js\n");
+    fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), "config: {}\n");
+    fs.writeFileSync(
+      path.join(dir, "index.js"),
+      `const k8s = require(${JSON.stringify(require.resolve("@pulumi/kubernetes"))});\n` +
+        `module.exports = () => { new k8s.core.v1.Namespace("bare", { metadata: { name: "bare" } }); };\n`,
+    );
+    const { code, stdout } = await run(tmp, "render", dir, "--out", path.join(tmp, "out-bare"));
+    expect(code).toBe(1);
+    expect(stdout).toContain("safety invariants (9): 1 violated");
+    expect(stdout).toContain(
+      "violated  namespace-pod-security: Every namespace enforces a Pod Security level.",
+    );
+    expect(stdout).toMatch(/- kubernetes:core\/v1:Namespace::bare: /);
+    // The others are listed as holding.
+    expect(stdout).toContain("holds     single-crd-owner:");
+  });
+
+  test("the platform's own stacks hold every invariant", async () => {
+    const { code, stdout } = await run(tmp, "render", "good", "--out", path.join(tmp, "out-good"));
+    expect(code).toBe(0);
+    expect(stdout).toContain("safety invariants (9): all hold");
+  });
+});

@@ -1,4 +1,5 @@
 import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import {
@@ -300,4 +301,15 @@ describe("each example builds what its README says", () => {
       );
     }
   });
+});
+
+test("a render leaves no temp folder behind", async () => {
+  const temps = () =>
+    fs
+      .readdirSync(os.tmpdir())
+      .filter((f) => f.startsWith("cdk8s"))
+      .sort();
+  const before = temps();
+  await renderProject(root, "prod");
+  expect(temps()).toEqual(before);
 });
