@@ -1,6 +1,9 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { sizingProfile, type ResourceSizing, type Sizing } from "../config";
 import {
+  containerResources,
+  deepMerge,
   deployChart,
   newChart,
   pinnedRelease,
@@ -25,8 +28,100 @@ export interface PrometheusArgs {
   readonly autopilot?: boolean;
   /** Grafana dashboards to load from grafana.com, by name. @default none */
   readonly dashboards?: Readonly<Record<string, { gnetId: number; revision: number }>>;
+  /**
+   * Requests, limits and replicas of Prometheus, Alertmanager, Grafana, the operator and the exporters
+   * (docs/configuration.md, "Sizing"). @default the platform's profile
+   */
+  readonly sizing?: PrometheusSizing;
+  /** Labels on the `monitoring` namespace, e.g. the mesh's label that keeps its webhooks away from it. @default none */
+  readonly namespaceLabels?: Readonly<Record<string, string>>;
   /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
+}
+
+/** The sizing kube-prometheus-stack reads. */
+export type PrometheusSizing = Pick<
+  Sizing,
+  "prometheus" | "alertmanager" | "grafana" | "prometheusOperator" | "kubeStateMetrics" | "nodeExporter"
+>;
+
+const profileSizing: PrometheusSizing = {
+  prometheus: { ...sizingProfile.prometheus, replicas: 1 },
+  alertmanager: { ...sizingProfile.alertmanager, replicas: 1 },
+  grafana: { ...sizingProfile.grafana, replicas: 1 },
+  prometheusOperator: { ...sizingProfile.prometheusOperator, replicas: 1 },
+  kubeStateMetrics: { ...sizingProfile.kubeStateMetrics, replicas: 1 },
+  nodeExporter: sizingProfile.nodeExporter,
+};
+
+/**
+ * Sidecars, init containers and hook Jobs that only copy files, reload a config or patch a webhook once:
+ * the Prometheus Operator's own default for its config reloader (requests 10m / 50Mi: defaultReloaderCPU,
+ * defaultReloaderMemory in prometheus-operator cmd/operator/main.go at v0.93.0).
+ */
+const helper: ResourceSizing = { cpu: "10m", memory: "50Mi", memoryLimit: "128Mi" };
+
+/**
+ * kube-prometheus-stack values for GKE: what GKE does not expose is not scraped, nor alerted on; every
+ * container sized; node-exporter off on Autopilot; the mesh's dashboards in Grafana when asked.
+ */
+export function prometheusValues(args: Pick<PrometheusArgs, "autopilot" | "dashboards" | "sizing">): Values {
+  const s = args.sizing ?? profileSizing;
+  const r = containerResources;
+  return deepMerge(
+    {
+      // GKE runs the control plane itself: the controller manager, scheduler and etcd are not reachable
+      // from the cluster, so their ServiceMonitors scrape nothing and their "down" alerts fire forever
+      // (each rule group is gated on the component, templates/prometheus/rules-1.14/*.yaml at 88.5.3).
+      kubeControllerManager: { enabled: false },
+      kubeScheduler: { enabled: false },
+      kubeEtcd: { enabled: false },
+      // With Dataplane V2 (eBPF) there is no kube-proxy; without it, GKE's kube-proxy keeps its metrics on
+      // 127.0.0.1:10249 (kube-proxy's --metrics-bind-address default) and its pods carry no k8s-app label the
+      // chart's Service selects: either way nothing answers.
+      kubeProxy: { enabled: false },
+      // GKE serves DNS with kube-dns (or Cloud DNS), not CoreDNS, and reports its metrics to Cloud Monitoring.
+      coreDns: { enabled: false },
+      // No Windows node pools: the windows rules query an exporter that is never installed.
+      windowsMonitoring: { enabled: false },
+      defaultRules: {
+        rules: {
+          windows: false,
+          // Autopilot admits no node-exporter, so its rules would query nothing.
+          ...(args.autopilot
+            ? { nodeExporterAlerting: false, nodeExporterRecording: false, node: false, network: false }
+            : {}),
+        },
+      },
+      prometheus: {
+        prometheusSpec: {
+          replicas: s.prometheus.replicas,
+          resources: r(s.prometheus),
+        },
+      },
+      alertmanager: {
+        alertmanagerSpec: { replicas: s.alertmanager.replicas, resources: r(s.alertmanager) },
+      },
+      prometheusOperator: {
+        resources: r(s.prometheusOperator),
+        // The config reloader beside Prometheus and Alertmanager, and the webhook certificate Jobs.
+        prometheusConfigReloader: { resources: r(helper) },
+        admissionWebhooks: { patch: { resources: r(helper) } },
+      },
+      grafana: {
+        replicas: s.grafana.replicas,
+        resources: r(s.grafana),
+        // The dashboard and datasource sidecars, and the init container that downloads dashboards.
+        sidecar: { resources: r(helper) },
+        downloadDashboards: { resources: r(helper) },
+      },
+      "kube-state-metrics": { replicas: s.kubeStateMetrics.replicas, resources: r(s.kubeStateMetrics) },
+      "prometheus-node-exporter": { resources: r(s.nodeExporter) },
+    },
+    // Autopilot admits no hostNetwork, hostPID or hostPath pods, which node-exporter needs; GKE reports node metrics itself.
+    args.autopilot ? { nodeExporter: { enabled: false } } : {},
+    args.dashboards ? { grafana: grafanaDashboards(args.dashboards) } : {},
+  );
 }
 
 /**
@@ -47,6 +142,7 @@ export class Prometheus extends pulumi.ComponentResource {
     new PlatformNamespace(chart, "namespace", {
       name: monitoringNamespace,
       podSecurity: "privileged",
+      labels: args.namespaceLabels,
     });
     // Retained like the release that owns the Prometheus Operator CRDs.
     const ns = [
@@ -56,11 +152,7 @@ export class Prometheus extends pulumi.ComponentResource {
       chart: "kubePrometheusStack",
       name: prometheusReleaseName,
       namespace: monitoringNamespace,
-      values: {
-        // Autopilot admits no hostNetwork, hostPID or hostPath pods, which node-exporter needs; GKE reports node metrics itself.
-        ...(args.autopilot ? { nodeExporter: { enabled: false } } : {}),
-        ...(args.dashboards ? { grafana: grafanaDashboards(args.dashboards) } : {}),
-      },
+      values: prometheusValues(args),
       charts,
       provider: args.provider,
       parent: this,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { istioVersions } from "../versions";
+import { sizingSchema } from "./sizing";
 
 /**
  * The environment config as a user writes it, in `stacks/Pulumi.<env>.yaml` under the `platform:`
@@ -208,7 +209,10 @@ export const meshSchema = z.strictObject({
   dataplane: z.enum(istioDataplanes).optional(),
   /** Proxies as native sidecars (Kubernetes 1.29+), which Kubernetes stops when a Job's app exits. @default true */
   nativeSidecars: z.boolean().optional(),
-  /** Control plane with 3 replicas, anti-affinity and disruption budgets. @default true in prod */
+  /**
+   * The mesh's control plane with several replicas, anti-affinity and disruption budgets, and a failing
+   * injector webhook. @default sizing.highAvailability (true in prod)
+   */
   highAvailability: z.boolean().optional(),
   /** The mesh dashboard (linkerd-viz), reading the stack's Prometheus. @default false */
   dashboard: z.boolean().optional(),
@@ -514,6 +518,8 @@ export const environmentInputSchema = z.strictObject({
   monitoring: monitoringSchema.optional(),
   crds: crdsSchema.optional(),
   apps: z.array(appSchema).optional(),
+  /** Replicas, requests and limits of what the platform installs (docs/configuration.md, "Sizing"). */
+  sizing: sizingSchema.optional(),
   overrides: overridesSchema.optional(),
 });
 

@@ -8,3 +8,4 @@ export * from "./acmeIssuer";
 export * from "./appWorkload";
 export * from "./meshPolicy";
 export * from "./paths";
+export * from "./workloadMonitor";

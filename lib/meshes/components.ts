@@ -1,5 +1,6 @@
 import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
+import type { Sizing } from "../config";
 import type { CertManagerRef, ChartContext, MonitoringRef } from "../deploy";
 import { Istio } from "./istio/component";
 import { Linkerd } from "./linkerd/component";
@@ -34,6 +35,8 @@ export interface MeshInstallArgs {
   readonly prometheusUrl?: string;
   /** The cluster's pod and Service ranges, where the platform knows them (it made the network). */
   readonly clusterNetworks?: readonly string[];
+  /** Replicas, requests and limits of every workload. */
+  readonly sizing: Sizing;
 }
 
 type Installer = (
@@ -51,6 +54,7 @@ const installers: { readonly [K in MeshKind]: Installer | undefined } = {
         cni: a.mesh.config.cni,
         nativeSidecars: a.mesh.config.nativeSidecars,
         highAvailability: a.mesh.config.highAvailability,
+        sizing: a.sizing,
         dashboard: a.mesh.config.dashboard,
         previousTrustAnchor: a.mesh.config.previousTrustAnchor,
         tracing: a.mesh.config.tracing,
@@ -75,6 +79,7 @@ const installers: { readonly [K in MeshKind]: Installer | undefined } = {
         defaultRevision: a.mesh.config.istio.defaultRevision,
         mtls: a.mesh.config.istio.mtls,
         highAvailability: a.mesh.config.highAvailability,
+        sizing: a.sizing,
         charts: a.charts,
         certManager: a.certManager,
         provider: a.provider,

@@ -121,6 +121,12 @@ export interface Mesh {
   readonly namespaceEnrolment: PodMetadata;
   /** The Pod Security level a meshed namespace must allow. */
   readonly meshedPodSecurity: PodSecurityLevel;
+  /**
+   * Labels that take a namespace with no meshed pod (monitoring, cert-manager, the Gateway's) out of the
+   * mesh's admission webhooks, where its charts allow it: with a failing webhook, an outage of the mesh
+   * would otherwise block pods and writes there too. Empty where the webhooks select by opt-in only.
+   */
+  readonly unmanagedNamespaceLabels: Readonly<Record<string, string>>;
   /** Pod template metadata that lets a Job or CronJob in a meshed namespace finish. */
   readonly jobPodMetadata: PodMetadata;
 
@@ -156,6 +162,8 @@ export interface AdmittedPod {
   readonly namespaceAnnotations: Readonly<Record<string, string>>;
   /** The workload's name, which some injectors write into labels. */
   readonly workload: string;
+  /** The workload's kind (Deployment, StatefulSet, DaemonSet, Job, CronJob, ...). */
+  readonly workloadKind: string;
 }
 
 /** A container the injector adds, as much of it as the cluster tier's invariants read. */

@@ -116,7 +116,14 @@ export class Platform extends pulumi.ComponentResource {
     if (plan.prometheus) {
       this.prometheus = new Prometheus(
         `${name}-prometheus`,
-        { charts: plan.charts, autopilot, dashboards: plan.grafanaDashboards, provider },
+        {
+          charts: plan.charts,
+          autopilot,
+          dashboards: plan.grafanaDashboards,
+          sizing: config.sizing,
+          namespaceLabels: mesh.unmanagedNamespaceLabels,
+          provider,
+        },
         child,
       );
     }
@@ -128,6 +135,8 @@ export class Platform extends pulumi.ComponentResource {
           autopilot,
           trustManager: plan.certManager.trustManager,
           dns01ServiceAccount: this.edge?.dns01ServiceAccount,
+          sizing: config.sizing,
+          namespaceLabels: mesh.unmanagedNamespaceLabels,
           provider,
         },
         child,
@@ -150,6 +159,7 @@ export class Platform extends pulumi.ComponentResource {
           gatewayApiCrds: this.gatewayApiCrds?.resources,
           prometheusUrl: this.prometheus?.url ?? config.monitoring.prometheusUrl,
           clusterNetworks: plan.clusterNetworks,
+          sizing: config.sizing,
         },
         child,
       );
@@ -184,7 +194,15 @@ export class Platform extends pulumi.ComponentResource {
     }
     this.ingress = new Ingress(
       `${name}-ingress`,
-      { plan, provider, certManager: this.certManager, edge: this.edge, meshReady, namespaces },
+      {
+        plan,
+        provider,
+        certManager: this.certManager,
+        edge: this.edge,
+        meshReady,
+        namespaces,
+        monitoring,
+      },
       child,
     );
     // An app's routes and policies wait for the mesh's control plane and the Gateway API CRDs the platform installs.

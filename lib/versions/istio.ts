@@ -11,6 +11,8 @@ export const istioFacts = {
   /** pilot-agent's merged Prometheus port on every sidecar (the prometheus.io/port it sets). */
   proxyMetricsPort: 15020,
   proxyMetricsPath: "/stats/prometheus",
+  /** ztunnel's metrics port, 15020, by name (ztunnel chart templates/daemonset.yaml); same path as the proxies'. */
+  ztunnelMetricsPort: "ztunnel-stats",
   /**
    * Values the charts read through their profile machinery (templates/zzz_profile.yaml,
    * files/profile-*.yaml) rather than values.yaml: `profile` and `global.platform`.

@@ -22,8 +22,16 @@ describe("Istio, sidecar mode, dev", () => {
 
   test("istiod: GKE platform, its CA off and istio-csr's address, Gateway API on, native sidecars forced", () => {
     expect(values(release(result, "istiod"))).toEqual({
-      global: { platform: "gke", caAddress: "cert-manager-istio-csr.cert-manager.svc:443" },
+      global: {
+        platform: "gke",
+        caAddress: "cert-manager-istio-csr.cert-manager.svc:443",
+        // Every sidecar: the chart's requests and memory limit, no CPU limit.
+        proxy: { resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "1024Mi" } } },
+      },
       env: { ENABLE_CA_SERVER: "false", PILOT_ENABLE_GATEWAY_API: "true", ENABLE_NATIVE_SIDECARS: "true" },
+      // The chart's autoscaler owns the replica count; one outside prod.
+      autoscaleMin: 1,
+      resources: { requests: { cpu: "500m", memory: "2048Mi" }, limits: { memory: "4096Mi" } },
     });
   });
 
@@ -31,6 +39,8 @@ describe("Istio, sidecar mode, dev", () => {
     const csr = release(result, "cert-manager-istio-csr");
     expect(csr.inputs.namespace).toBe("cert-manager");
     expect(values(csr)).toEqual({
+      replicaCount: 1,
+      resources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "256Mi" } },
       app: {
         certmanager: {
           namespace: "istio-system",
@@ -109,7 +119,31 @@ describe("Istio options", () => {
       portLevelMtls: { "8080": { mode: "PERMISSIVE" } },
     });
     expect(port.dependsOn).toContain(release(result, "istio-base").key);
-    expect(values(release(result, "istiod"))).toMatchObject({ autoscaleMin: 2, replicaCount: 2 });
+    const istiod = values(release(result, "istiod"));
+    // replicaCount is ignored while the chart's autoscaler is on: its minimum is what counts.
+    expect(istiod).toMatchObject({ autoscaleMin: 2 });
+    expect(istiod).not.toHaveProperty("replicaCount");
+    expect(istiod).toMatchObject({
+      topologySpreadConstraints: [
+        {
+          maxSkew: 1,
+          topologyKey: "topology.kubernetes.io/zone",
+          whenUnsatisfiable: "ScheduleAnyway",
+          labelSelector: { matchLabels: { app: "istiod", "istio.io/rev": "default" } },
+        },
+        {
+          maxSkew: 1,
+          topologyKey: "kubernetes.io/hostname",
+          whenUnsatisfiable: "ScheduleAnyway",
+          labelSelector: { matchLabels: { app: "istiod", "istio.io/rev": "default" } },
+        },
+      ],
+    });
+    // istio-csr signs every one-hour workload certificate: two replicas, one kept through a drain.
+    expect(values(release(result, "cert-manager-istio-csr"))).toMatchObject({
+      replicaCount: 2,
+      podDisruptionBudget: { enabled: true, minAvailable: 1 },
+    });
   });
 
   test("behind Traefik the app needs no PERMISSIVE port: Traefik is in the mesh", async () => {
@@ -132,12 +166,16 @@ describe("Istio options", () => {
       global: { platform: "gke" },
       cniBinDir: "/home/kubernetes/bin",
       resourceQuotas: { enabled: true },
+      resources: { requests: { cpu: "100m", memory: "100Mi" }, limits: { memory: "512Mi" } },
       profile: "ambient",
     });
     expect(values(release(result, "ztunnel"))).toEqual({
       global: { platform: "gke" },
       caAddress: "cert-manager-istio-csr.cert-manager.svc:443",
       profile: "ambient",
+      resources: { requests: { cpu: "200m", memory: "512Mi" }, limits: { memory: "1024Mi" } },
+      // Scraped by its own monitor only (monitoring is on by default).
+      podLabels: { "istio-prometheus-ignore": "true" },
     });
     // istio-validation instead of istio-init for any sidecar left (Traefik's, ingress-nginx's).
     expect(values(release(result, "istiod"))).toMatchObject({ cni: { enabled: true } });
@@ -243,6 +281,45 @@ describe("Istio options", () => {
       selector: { matchExpressions: [{ key: "security.istio.io/tlsMode", operator: "Exists" }] },
       endpoints: [{ port: 15020, path: "/stats/prometheus", interval: "15s" }],
     });
+    // Istio's control-plane dashboard selects app="istiod", which only the pod carries here.
+    expect(spec(find(result, "PodMonitoring", "istiod", "istio-system"))).toMatchObject({
+      targetLabels: { fromPod: [{ from: "app", to: "app" }] },
+    });
+  });
+
+  test("ambient: ztunnel has its own monitor with app=ztunnel, and the proxies' monitor leaves it alone", async () => {
+    for (const backend of ["prometheus", "managed-prometheus"] as const) {
+      const result = await renderPlatform({
+        mesh: { kind: "istio", dataplane: "ambient" },
+        monitoring: { backend },
+      });
+      // The envoy-stats-monitor selects pods without istio-prometheus-ignore.
+      expect(values(release(result, "ztunnel"))).toMatchObject({
+        podLabels: { "istio-prometheus-ignore": "true" },
+      });
+      if (backend === "prometheus") {
+        expect(spec(find(result, "PodMonitor", "ztunnel", "istio-system"))).toEqual({
+          selector: { matchLabels: { app: "ztunnel" } },
+          podMetricsEndpoints: [
+            {
+              port: "ztunnel-stats",
+              path: "/stats/prometheus",
+              interval: "15s",
+              relabelings: [
+                { action: "replace", sourceLabels: ["__meta_kubernetes_pod_label_app"], targetLabel: "app" },
+                { action: "replace", targetLabel: "job", replacement: "ztunnel" },
+              ],
+            },
+          ],
+        });
+      } else {
+        expect(spec(find(result, "PodMonitoring", "ztunnel", "istio-system"))).toEqual({
+          selector: { matchLabels: { app: "ztunnel" } },
+          endpoints: [{ port: "ztunnel-stats", path: "/stats/prometheus", interval: "15s" }],
+          targetLabels: { fromPod: [{ from: "app", to: "app" }] },
+        });
+      }
+    }
   });
 });
 

@@ -60,6 +60,10 @@ export function istioMesh(config: MeshConfig): Mesh {
           annotations: {},
         },
     meshedPodSecurity,
+    // istiod's injection webhooks are called only for namespaces or pods that opt in (istio-injection,
+    // istio.io/rev, sidecar.istio.io/inject; templates/mutatingwebhook.yaml at 1.30.3) and its validator
+    // only for Istio's own kinds: nothing else to exclude.
+    unmanagedNamespaceLabels: {},
     jobPodMetadata: ambient
       ? { labels: {}, annotations: {} } // no sidecar to outlive the Job
       : // ENABLE_NATIVE_SIDECARS defaults to "auto" (every node's kubelet >= 1.33); per pod it is forced.

@@ -89,7 +89,15 @@ export interface IstioMonitorsProps {
   readonly namespace: string;
   readonly backend: "prometheus-operator" | "managed-prometheus";
   readonly selectorLabels: Record<string, string>;
+  /** ztunnel runs (the ambient data plane): it gets its own monitor. @default false */
+  readonly ztunnel?: boolean;
 }
+
+/**
+ * The pod label that keeps a pod out of Istio's envoy-stats-monitor (its selector: `istio-prometheus-ignore`
+ * DoesNotExist); ztunnel carries it, so its own monitor is its only scrape.
+ */
+export const istioScrapeOptOut = { "istio-prometheus-ignore": "true" } as const;
 
 /** Istio's own Prometheus Operator objects (samples/addons/extras/prometheus-operator.yaml), or their Managed Prometheus equivalents. */
 export class IstioMonitors extends Construct {
@@ -126,6 +134,30 @@ export class IstioMonitors extends Construct {
           endpoints: [{ port: istioFacts.istiodMonitoringPort, interval: "15s" }],
         },
       });
+      if (props.ztunnel) {
+        new PodMonitor(this, "ztunnel", {
+          metadata: { name: "ztunnel", namespace: ns, labels: { ...props.selectorLabels } },
+          spec: {
+            selector: { matchLabels: { app: "ztunnel" } },
+            podMetricsEndpoints: [
+              {
+                port: istioFacts.ztunnelMetricsPort,
+                path: istioFacts.proxyMetricsPath,
+                interval: "15s",
+                // Istio's ztunnel dashboard selects `app="ztunnel"` (manifests/addons/dashboards/ztunnel.libsonnet).
+                relabelings: [
+                  {
+                    action: "replace",
+                    sourceLabels: ["__meta_kubernetes_pod_label_app"],
+                    targetLabel: "app",
+                  },
+                  { action: "replace", targetLabel: "job", replacement: "ztunnel" },
+                ],
+              },
+            ],
+          },
+        });
+      }
       return;
     }
     new PodMonitoring(this, "istiod", {
@@ -135,8 +167,23 @@ export class IstioMonitors extends Construct {
         // not `istio: pilot` (istiod chart templates/deployment.yaml at 1.30.3).
         selector: { matchLabels: { app: "istiod" } },
         endpoints: [{ port: 15014, interval: "15s" }],
+        // Istio's control-plane dashboard selects `app="istiod"`, which the sample's ServiceMonitor takes
+        // from the Service (targetLabels: [app]); Managed Prometheus copies it from the pod.
+        targetLabels: { fromPod: [{ from: "app", to: "app" }] },
       },
     });
+    if (props.ztunnel) {
+      new PodMonitoring(this, "ztunnel", {
+        metadata: { name: "ztunnel", namespace: ns },
+        spec: {
+          selector: { matchLabels: { app: "ztunnel" } },
+          endpoints: [
+            { port: istioFacts.ztunnelMetricsPort, path: istioFacts.proxyMetricsPath, interval: "15s" },
+          ],
+          targetLabels: { fromPod: [{ from: "app", to: "app" }] },
+        },
+      });
+    }
     new ClusterPodMonitoring(this, "proxies", {
       metadata: { name: "istio-proxies" },
       spec: {
