@@ -12,6 +12,7 @@ import { clusterInputOf } from "../../lib/render";
 import { supportedKubernetes } from "../../lib/versions";
 import { matrixTargets, projectTargets } from "../matrix";
 import { knownFailures, type KnownFailure } from "./knownFailures";
+import { checkQueries, renderQueries, type QueryFinding } from "./queries";
 
 /**
  * The cluster tier: every stack, example and matrix combination, each Helm release templated by a
@@ -24,6 +25,11 @@ import { knownFailures, type KnownFailure } from "./knownFailures";
  * CLUSTER_TIER_ONLY=<text> runs only the renders whose label contains it (while working on one
  * finding; known failures that do not occur there are then not reported as stale).
  *
+ * Beside the invariants, the dashboard consistency check (test/cluster/queries.ts, `queries-served`): every
+ * dashboard the render links or its mesh ships, and every rule in its object set, asks only for series its
+ * monitors produce. The dashboards are read from ../shared/reference/upstream/dashboards; where they are
+ * missing the check says so and skips (with CI=true it fails).
+ *
  * CHARTS_DIR names the chart folder (default ../shared/reference/charts), HELM the helm binary (default:
  * helm on PATH, or the one .ci/run builds). Where either is missing, the tier skips and says why; with
  * CI=true it fails instead.
@@ -32,7 +38,7 @@ import { knownFailures, type KnownFailure } from "./knownFailures";
 interface Occurrence {
   readonly target: string;
   readonly kubeVersion: string;
-  readonly finding: ClusterFinding;
+  readonly finding: ClusterFinding | QueryFinding;
 }
 
 const root = path.resolve(__dirname, "../..");
@@ -62,6 +68,8 @@ async function main(): Promise<number> {
   const occurrences: Occurrence[] = [];
   let sets = 0;
   let releases = 0;
+  let queriesSkipped: string | undefined;
+  let queriesChecked = 0;
   for (const [i, target] of targets.entries()) {
     const input = clusterInputOf(target.label, target.tier, await target.render());
     for (const kubeVersion of versions) {
@@ -69,6 +77,11 @@ async function main(): Promise<number> {
       sets++;
       releases += set.releases.length;
       for (const finding of checkClusterInvariants(set))
+        occurrences.push({ target: target.label, kubeVersion, finding });
+      const { queries, missing: noDashboards } = renderQueries(set);
+      queriesSkipped ??= noDashboards;
+      queriesChecked += queries.reduce((n, q) => n + q.exprs.length, 0);
+      for (const finding of checkQueries(set, queries))
         occurrences.push({ target: target.label, kubeVersion, finding });
     }
     if (process.stdout.isTTY || (i + 1) % 25 === 0) console.log(`  ${i + 1}/${targets.length} renders`);
@@ -82,6 +95,7 @@ async function main(): Promise<number> {
       `cluster tier: ${targets.length} renders x ${versions.length} Kubernetes versions (${versions.join(", ")}) = ${sets} object sets`,
       `  releases templated: ${releases} (${templater.runs} distinct helm runs)`,
       `  invariants checked: ${invariantCount} on each object set = ${invariantCount * sets}`,
+      `  dashboard and rule queries checked against the monitors: ${queriesChecked}${queriesSkipped ? ` (dashboards skipped: ${queriesSkipped})` : ""}`,
       `  findings: ${occurrences.length}, all known: ${unexpected.length === 0}; known failures listed: ${knownFailures.length}`,
       `  wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`,
     ].join("\n"),
@@ -107,6 +121,10 @@ async function main(): Promise<number> {
       `\n${stale.length} known failures no longer occur; remove them from test/cluster/knownFailures.ts:`,
     );
     for (const k of stale) console.error(`  ${k.invariant} ${k.object.source} (${k.reason})`);
+  }
+  if (queriesSkipped && process.env.CI === "true") {
+    console.error(`\ndashboard consistency check: ${queriesSkipped}: CI must run it`);
+    return 1;
   }
   return unexpected.length > 0 || stale.length > 0 ? 1 : 0;
 }
