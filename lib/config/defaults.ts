@@ -334,7 +334,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       meshDashboards: input.monitoring?.meshDashboards ?? false,
     },
     crds: { ...input.crds },
-    sizing: resolveSizing(input.sizing, highAvailability, meshHighAvailability, meshKind),
+    sizing: resolveSizing(input.sizing, highAvailability, meshHighAvailability, meshDefaults[meshKind].proxy),
     overrides: {
       charts: Object.fromEntries(
         Object.entries(input.overrides?.charts ?? {}).map(([release, o]) => [

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { istioVersions } from "../versions";
-import { sizingSchema } from "./sizing";
+import { istioProxySizing, sizingProfile, sizingSchema, type ResourceSizing } from "./sizing";
 
 /**
  * The environment config as a user writes it, in `stacks/Pulumi.<env>.yaml` under the `platform:`
@@ -20,19 +20,21 @@ export const meshKinds = ["linkerd", "istio", "none"] as const;
 /**
  * What other sections' defaults read from the chosen mesh (everything else about a mesh is its own, in
  * lib/meshes): whether its proxies redirect traffic (without the mesh's CNI, an init container with
- * NET_ADMIN), and whether GKE Dataplane V2 is the default beside it.
+ * NET_ADMIN), whether GKE Dataplane V2 is the default beside it, and its proxy's default sizing.
  */
 export const meshDefaults: {
   readonly [K in (typeof meshKinds)[number]]: {
     readonly redirectsTraffic: boolean;
     readonly dataplaneV2: boolean;
+    readonly proxy: ResourceSizing;
   };
 } = {
   // Off with Linkerd: Cilium's socket-level load balancing can hand the proxy pod IPs instead of
   // Service IPs (linkerd/website#1615, cilium#16583).
-  linkerd: { redirectsTraffic: true, dataplaneV2: false },
-  istio: { redirectsTraffic: true, dataplaneV2: true },
-  none: { redirectsTraffic: false, dataplaneV2: true },
+  linkerd: { redirectsTraffic: true, dataplaneV2: false, proxy: sizingProfile.proxy },
+  istio: { redirectsTraffic: true, dataplaneV2: true, proxy: istioProxySizing },
+  // No proxy runs; the profile's numbers stand in.
+  none: { redirectsTraffic: false, dataplaneV2: true, proxy: sizingProfile.proxy },
 };
 export const istioDataplanes = ["sidecar", "ambient"] as const;
 export const ingressKinds = ["gke-gateway", "traefik", "ingress-nginx", "gce-ingress", "none"] as const;

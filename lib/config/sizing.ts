@@ -183,18 +183,18 @@ type SizingInput = z.infer<typeof sizingSchema>;
 
 /**
  * The environment's sizing: the profile, `highAvailability`'s replica counts (one replica without
- * it), and the user's values over both. `meshKind` picks the proxy's defaults.
+ * it), and the user's values over both. `proxy` is the mesh's proxy profile (schema.ts meshDefaults).
  */
 export function resolveSizing(
   input: SizingInput | undefined,
   highAvailability: boolean,
   meshHighAvailability: boolean,
-  meshKind: string,
+  proxy: ResourceSizing,
 ): Sizing {
   const out: Record<string, unknown> = { highAvailability };
   for (const key of Object.keys(sizingComponents) as SizingComponent[]) {
     const profile: ResourceSizing & { readonly replicas?: number } =
-      key === "proxy" && meshKind === "istio" ? istioProxySizing : sizingProfile[key];
+      key === "proxy" ? proxy : sizingProfile[key];
     const { replicas: haReplicas, ...resources } = profile;
     const given = input?.[key] ?? {};
     const meshPart = key.startsWith("linkerd") || key.startsWith("istio");

@@ -311,6 +311,17 @@ describe.each(meshes)("ingress-nginx, mesh %s", (mesh) => {
       },
     });
     expect(release(result, "ingress-nginx").dependsOn).toContain(release(result, "cert-manager").key);
+    // Its own metrics, by the controller pods' labels (templates/_helpers.tpl at 4.15.1).
+    expect(spec(find(result, "PodMonitor", "ingress-nginx-controller", "ingress-nginx"))).toMatchObject({
+      selector: {
+        matchLabels: {
+          "app.kubernetes.io/name": "ingress-nginx",
+          "app.kubernetes.io/instance": "ingress-nginx",
+          "app.kubernetes.io/component": "controller",
+        },
+      },
+      podMetricsEndpoints: [{ port: "metrics", path: "/metrics" }],
+    });
     // Never namespace-wide: the namespace carries no injection.
     expect(annotations(find(result, "Namespace", "ingress-nginx"))).toEqual({});
   });

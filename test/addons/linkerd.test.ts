@@ -394,3 +394,23 @@ test("tracing: proxies and controllers export to the user's OpenTelemetry collec
     controller: { tracing: { enabled: true } },
   });
 });
+
+test("namespaces without meshed pods are outside Linkerd's webhooks; meshed ones and Istio's are not touched", async () => {
+  const labelsOf = (r: RenderResult, n: string) =>
+    (object(r, "Namespace", n).inputs.metadata as { labels?: Record<string, string> }).labels ?? {};
+  const shop = { name: "shop", image: "shop:1", port: 8080, expose: { host: "shop.example.com" } };
+  const linkerd = await renderPlatform({
+    tier: "prod",
+    mesh: { kind: "linkerd" },
+    monitoring: { backend: "prometheus" },
+    apps: [shop],
+  });
+  // Every Linkerd webhook's namespaceSelector skips this label (charts/linkerd-control-plane/values.yaml).
+  for (const n of ["monitoring", "cert-manager", "gateway"])
+    expect(labelsOf(linkerd, n)).toMatchObject({ "config.linkerd.io/admission-webhooks": "disabled" });
+  expect(labelsOf(linkerd, "shop")).not.toHaveProperty("config.linkerd.io/admission-webhooks");
+  // Istio's webhooks select by opt-in labels only: nothing to exclude.
+  const istio = await renderPlatform({ tier: "prod", mesh: { kind: "istio" }, apps: [shop] });
+  for (const n of ["monitoring", "cert-manager", "gateway"])
+    expect(labelsOf(istio, n)).not.toHaveProperty("config.linkerd.io/admission-webhooks");
+});
