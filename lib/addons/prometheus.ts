@@ -76,9 +76,8 @@ export function prometheusValues(args: Pick<PrometheusArgs, "autopilot" | "dashb
       kubeControllerManager: { enabled: false },
       kubeScheduler: { enabled: false },
       kubeEtcd: { enabled: false },
-      // With Dataplane V2 (eBPF) there is no kube-proxy; without it, GKE's kube-proxy keeps its metrics on
-      // 127.0.0.1:10249 (kube-proxy's --metrics-bind-address default) and its pods carry no k8s-app label the
-      // chart's Service selects: either way nothing answers.
+      // With Dataplane V2 (eBPF) there is no kube-proxy; without it, GKE's kube-proxy serves its metrics on
+      // 127.0.0.1:10249 only (kube-proxy's --metrics-bind-address default): either way nothing answers.
       kubeProxy: { enabled: false },
       // GKE serves DNS with kube-dns (or Cloud DNS), not CoreDNS, and reports its metrics to Cloud Monitoring.
       coreDns: { enabled: false },

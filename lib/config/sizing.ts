@@ -155,7 +155,8 @@ export const sizingProfile: Profile = {
   certManagerWebhook: { replicas: 3, cpu: "10m", memory: "32Mi", memoryLimit: "128Mi" },
   // best-practice.md: cainjector replicaCount 2 (leader election); it caches the objects it injects into.
   certManagerCainjector: { replicas: 2, cpu: "10m", memory: "64Mi", memoryLimit: "256Mi" },
-  // trust-manager values.yaml shows replicaCount 2 as its HA example; one Bundle reconciler, modest cache.
+  // trust-manager elects a leader (--leader-elect, templates/deployment.yaml at v0.24.0), as cert-manager's
+  // controller: two are one active and a standby (replicaCount defaults to 1); one Bundle reconciler, small cache.
   trustManager: { replicas: 2, cpu: "25m", memory: "64Mi", memoryLimit: "256Mi" },
   // Two replicas spread across zones keep the entry point through a zone loss or a node drain;
   // ingress-nginx values.yaml controller.resources.requests 100m / 90Mi, rounded up for TLS buffers.
@@ -170,7 +171,8 @@ export const sizingProfile: Profile = {
   grafana: { replicas: 1, cpu: "50m", memory: "128Mi", memoryLimit: "512Mi" },
   // One replica: the operator only reconciles; the Prometheus it manages keeps running without it.
   prometheusOperator: { replicas: 1, cpu: "50m", memory: "64Mi", memoryLimit: "256Mi" },
-  // One replica: a second one exports every series twice (kube-state-metrics' README, "High Availability").
+  // One replica: every replica exports every object's series, so a second doubles them; kube-state-metrics
+  // scales by sharding instead (its README, "Horizontal sharding").
   kubeStateMetrics: { replicas: 1, cpu: "10m", memory: "64Mi", memoryLimit: "256Mi" },
   // node-exporter reads /proc and /sys; its series count is per node, small and fixed.
   nodeExporter: { cpu: "10m", memory: "32Mi", memoryLimit: "128Mi" },
