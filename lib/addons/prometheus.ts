@@ -13,6 +13,7 @@ import {
   type Values,
 } from "../deploy";
 import { PlatformNamespace } from "../manifests";
+import type { GrafanaDashboard } from "../meshes";
 
 export const monitoringNamespace = "monitoring";
 /** The release name; its Prometheus selects PodMonitors labelled `release: kube-prometheus-stack`. */
@@ -26,8 +27,8 @@ export interface PrometheusArgs {
   readonly charts?: ChartContext;
   /** The cluster is Autopilot, which admits no node-exporter. @default false */
   readonly autopilot?: boolean;
-  /** Grafana dashboards to load from grafana.com, by name. @default none */
-  readonly dashboards?: Readonly<Record<string, { gnetId: number; revision: number }>>;
+  /** Grafana dashboards to load, by name: grafana.com ids and revisions, or URLs at a pinned tag. @default none */
+  readonly dashboards?: Readonly<Record<string, GrafanaDashboard>>;
   /**
    * Requests, limits and replicas of Prometheus, Alertmanager, Grafana, the operator and the exporters
    * (docs/configuration.md, "Sizing"). @default the platform's profile
@@ -168,9 +169,7 @@ export class Prometheus extends pulumi.ComponentResource {
 }
 
 /** Grafana subchart values that load dashboards from grafana.com into a "mesh" folder. */
-export function grafanaDashboards(
-  dashboards: Readonly<Record<string, { gnetId: number; revision: number }>>,
-): Values {
+export function grafanaDashboards(dashboards: Readonly<Record<string, GrafanaDashboard>>): Values {
   return {
     dashboardProviders: {
       "dashboardproviders.yaml": {
@@ -188,11 +187,13 @@ export function grafanaDashboards(
       },
     },
     dashboards: {
-      // kube-prometheus-stack's Grafana names its Prometheus datasource "Prometheus".
+      // kube-prometheus-stack's Grafana names its Prometheus datasource "Prometheus"; the chart writes it into
+      // grafana.com dashboards (charts/grafana templates/_config.tpl). Dashboards by URL (Istio's) pick it
+      // with their own `datasource` variable, so they are downloaded as they are.
       mesh: Object.fromEntries(
         Object.entries(dashboards).map(([name, d]) => [
           name,
-          { gnetId: d.gnetId, revision: d.revision, datasource: "Prometheus" },
+          "url" in d ? { url: d.url } : { gnetId: d.gnetId, revision: d.revision, datasource: "Prometheus" },
         ]),
       ),
     },

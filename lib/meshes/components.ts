@@ -35,8 +35,10 @@ export interface MeshInstallArgs {
   readonly prometheusUrl?: string;
   /** The cluster's pod and Service ranges, where the platform knows them (it made the network). */
   readonly clusterNetworks?: readonly string[];
-  /** Replicas, requests and limits of every workload. */
-  readonly sizing: Sizing;
+  /** Replicas, requests and limits of every workload. @default the profile, one replica each */
+  readonly sizing?: Sizing;
+  /** An in-cluster ingress controller joins the mesh with its own proxy (Traefik, ingress-nginx). @default false */
+  readonly meshedIngress?: boolean;
 }
 
 type Installer = (
@@ -80,6 +82,7 @@ const installers: { readonly [K in MeshKind]: Installer | undefined } = {
         mtls: a.mesh.config.istio.mtls,
         highAvailability: a.mesh.config.highAvailability,
         sizing: a.sizing,
+        sidecarIngress: a.meshedIngress,
         charts: a.charts,
         certManager: a.certManager,
         provider: a.provider,

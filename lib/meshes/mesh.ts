@@ -19,6 +19,10 @@ export interface PodMetadata {
   readonly annotations: Readonly<Record<string, string>>;
 }
 
+/** A Grafana dashboard to load: a grafana.com id and revision, or a URL at a pinned tag. */
+export type GrafanaDashboard =
+  { readonly gnetId: number; readonly revision: number } | { readonly url: string };
+
 /** One Helm release a mesh installs. */
 export interface MeshRelease {
   /** The Helm release name, which `platform:overrides.charts.<release>` names. */
@@ -113,8 +117,8 @@ export interface Mesh {
   readonly webhookPorts: readonly number[];
   /** The in-cluster address of the mesh's own dashboard, when one is installed. */
   readonly dashboardUrl?: string;
-  /** Grafana dashboards (grafana.com ids) the platform's Grafana loads for this mesh, if it has any. */
-  readonly grafanaDashboards?: Readonly<Record<string, { gnetId: number; revision: number }>>;
+  /** Grafana dashboards the platform's Grafana loads for this mesh (grafana.com ids or pinned URLs), by name. */
+  readonly grafanaDashboards?: Readonly<Record<string, GrafanaDashboard>>;
 
   // ---- namespaces and pods ----
   /** Metadata that puts an app namespace's pods in the mesh. */

@@ -25,7 +25,7 @@ import {
   type Exposure,
   type MeshRouteSpec,
 } from "../manifests";
-import { meshFor, otherMeshKeyProblems, type Mesh, type PodMetadata } from "../meshes";
+import { meshFor, otherMeshKeyProblems, type GrafanaDashboard, type Mesh, type PodMetadata } from "../meshes";
 import { charts, googleLoadBalancerRanges, ingressControllerIdentities, type ChartName } from "../versions";
 import { meshTrafficRules } from "./meshTrafficRules";
 import { chartContext } from "./overrides";
@@ -83,7 +83,7 @@ export interface Plan {
   /** Where monitors go; absent without monitoring. */
   readonly monitoring?: Omit<MonitoringRef, "crdOwner">;
   /** Dashboards the platform's Grafana loads for the mesh. */
-  readonly grafanaDashboards?: Readonly<Record<string, { gnetId: number; revision: number }>>;
+  readonly grafanaDashboards?: Readonly<Record<string, GrafanaDashboard>>;
   /** The Gateway API bundle file the platform applies itself, when it owns the Gateway API. */
   readonly gatewayApiBundleFile?: string;
   /** App namespaces, sorted by name. */
@@ -259,8 +259,8 @@ function meshDashboardProblems(config: PlatformConfig, mesh: Mesh): ConfigProble
   return [
     {
       path: "platform:monitoring.meshDashboards",
-      problem: `is true, but the dashboards go into the platform's Grafana (monitoring.backend "prometheus") for a mesh that publishes them (Linkerd); here the backend is "${config.monitoring.backend}" and the mesh "${mesh.kind}"`,
-      fix: 'set platform:monitoring.backend to "prometheus" with mesh.kind "linkerd", or remove platform:monitoring.meshDashboards',
+      problem: `is true, but the dashboards go into the platform's Grafana (monitoring.backend "prometheus") for a mesh that publishes them (Linkerd, Istio); here the backend is "${config.monitoring.backend}" and the mesh "${mesh.kind}"`,
+      fix: 'set platform:monitoring.backend to "prometheus" with a mesh, or remove platform:monitoring.meshDashboards',
     },
   ];
 }

@@ -160,6 +160,7 @@ export class Platform extends pulumi.ComponentResource {
           prometheusUrl: this.prometheus?.url ?? config.monitoring.prometheusUrl,
           clusterNetworks: plan.clusterNetworks,
           sizing: config.sizing,
+          meshedIngress: config.ingress.kind === "traefik" || config.ingress.kind === "ingress-nginx",
         },
         child,
       );

@@ -383,3 +383,46 @@ describe("Istio options", () => {
     });
   },
 );
+
+test("meshDashboards: Istio's own dashboards in Grafana, by URL at the pinned tag; ztunnel's with ambient", async () => {
+  const grafanaOf = async (mesh: Record<string, unknown>) =>
+    (
+      values(
+        release(
+          await renderPlatform({ mesh, monitoring: { backend: "prometheus", meshDashboards: true } }),
+          "kube-prometheus-stack",
+        ),
+      ) as { grafana: { dashboards: { mesh: Record<string, unknown> } } }
+    ).grafana.dashboards.mesh;
+  const at = "https://raw.githubusercontent.com/istio/istio/1.30.3/manifests/addons/dashboards";
+  expect(await grafanaOf({ kind: "istio" })).toEqual({
+    "istio-mesh": { url: `${at}/istio-mesh-dashboard.gen.json` },
+    "istio-service": { url: `${at}/istio-service-dashboard.json` },
+    "istio-workload": { url: `${at}/istio-workload-dashboard.json` },
+    "istio-control-plane": { url: `${at}/pilot-dashboard.gen.json` },
+    "istio-extensions": { url: `${at}/istio-extension-dashboard.json` },
+  });
+  expect(await grafanaOf({ kind: "istio", dataplane: "ambient" })).toMatchObject({
+    "istio-ztunnel": { url: `${at}/ztunnel-dashboard.gen.json` },
+  });
+});
+
+test("ambient: the sidecar monitor exists only where a sidecar runs (a meshed ingress controller)", async () => {
+  const monitors = async (ingress: Record<string, unknown>, backend: string) =>
+    (
+      await renderPlatform({
+        mesh: { kind: "istio", dataplane: "ambient" },
+        monitoring: { backend },
+        ingress,
+        apps: [{ name: "shop", image: "shop:1", port: 8080, expose: { host: "shop.example.com" } }],
+      })
+    ).resources
+      .filter((r) => ["PodMonitor", "ClusterPodMonitoring"].includes(r.inputs.kind as string))
+      .map((r) => (r.inputs.metadata as { name: string }).name)
+      .sort();
+  const traefik = { kind: "traefik", acme: { email: "a@example.com" } };
+  expect(await monitors({ kind: "gke-gateway" }, "prometheus")).toEqual(["ztunnel"]);
+  expect(await monitors(traefik, "prometheus")).toEqual(["envoy-stats-monitor", "traefik", "ztunnel"]);
+  expect(await monitors({ kind: "gke-gateway" }, "managed-prometheus")).toEqual([]);
+  expect(await monitors(traefik, "managed-prometheus")).toEqual(["istio-proxies"]);
+});

@@ -3,7 +3,7 @@ import * as path from "path";
 import { parser } from "@prometheus-io/lezer-promql";
 import { nameOf, selects, type KubeObject, type LabelSelector, type ObjectSet } from "../../lib/cluster";
 import type { Container, PodTemplate } from "../../lib/cluster";
-import { linkerdFacts } from "../../lib/versions";
+import { istioFacts, linkerdFacts } from "../../lib/versions";
 
 /**
  * The dashboard consistency check: every dashboard the platform links (Linkerd's, by grafana.com id) or
@@ -807,21 +807,6 @@ export const linkerdDashboardFiles: Readonly<Record<string, string>> = {
   "linkerd-job": "job.json",
 };
 
-/**
- * Istio's addon dashboards at 1.30.3 that apply to what the platform installs: not the performance
- * dashboard, which charts Istio's load-test ingress gateway, never installed here; ztunnel's with ambient.
- */
-export const istioDashboardFiles = {
-  always: [
-    "istio-mesh-dashboard.gen.json",
-    "istio-service-dashboard.json",
-    "istio-workload-dashboard.json",
-    "pilot-dashboard.gen.json",
-    "istio-extension-dashboard.json",
-  ],
-  ambient: ["ztunnel-dashboard.gen.json"],
-} as const;
-
 /** The dashboards and rules a render ships, or why the dashboards cannot be read here. */
 export function renderQueries(set: ObjectSet, dir = dashboardsDir): { queries: Queries[]; missing?: string } {
   const charts = new Set(set.releases.map((r) => r.chart));
@@ -845,9 +830,10 @@ export function renderQueries(set: ObjectSet, dir = dashboardsDir): { queries: Q
     }
   }
   if (charts.has("istiod")) {
+    // The dashboards the Istio mesh links (istioFacts.grafanaDashboards; ztunnel's with ambient).
     for (const file of [
-      ...istioDashboardFiles.always,
-      ...(charts.has("ztunnel") ? istioDashboardFiles.ambient : []),
+      ...Object.values(istioFacts.grafanaDashboards),
+      ...(charts.has("ztunnel") ? Object.values(istioFacts.ambientGrafanaDashboards) : []),
     ])
       files.push({ folder: "istio-1.30.3", file, set: "istio" });
   }

@@ -449,3 +449,17 @@ describe("sizing: a production profile per tier, tunable, refused where it canno
     ]);
   });
 });
+
+test("mesh dashboards need the platform's Grafana and a mesh that publishes them", () => {
+  expect(problems(input({ mesh: { kind: "none" }, monitoring: { meshDashboards: true } }))).toEqual([
+    {
+      path: "platform:monitoring.meshDashboards",
+      problem:
+        'is true, but the dashboards go into the platform\'s Grafana (monitoring.backend "prometheus") for a mesh that publishes them (Linkerd, Istio); here the backend is "prometheus" and the mesh "none"',
+      fix: 'set platform:monitoring.backend to "prometheus" with a mesh, or remove platform:monitoring.meshDashboards',
+    },
+  ]);
+  expect(
+    config({ mesh: { kind: "istio" }, monitoring: { meshDashboards: true } }).monitoring.meshDashboards,
+  ).toBe(true);
+});

@@ -56,6 +56,11 @@ export interface IstioArgs {
   readonly provider: k8s.Provider;
   /** Where istiod's and the proxies' metrics go. @default no monitors */
   readonly monitoring?: MonitoringRef;
+  /**
+   * An ingress controller runs with an Istio sidecar (Traefik, ingress-nginx): with ambient, the only
+   * sidecars, which the proxies' monitor scrapes. @default false
+   */
+  readonly sidecarIngress?: boolean;
 }
 
 /** The sizing Istio's charts read. */
@@ -284,6 +289,7 @@ export class Istio extends pulumi.ComponentResource {
         backend: args.monitoring.backend,
         selectorLabels: args.monitoring.selectorLabels,
         ztunnel: ambient,
+        sidecars: !ambient || (args.sidecarIngress ?? false),
       });
       deployChart(`${name}-monitors`, monitors, {
         ...base,

@@ -1,6 +1,6 @@
 import type { ConfigProblem, EnvironmentInput, PlatformConfig } from "../../config";
 import { showValue } from "../../config";
-import { charts, istioVersions } from "../../versions";
+import { charts, istioFacts, istioVersions } from "../../versions";
 import type { Mesh, MeshConfig, MeshRelease } from "../mesh";
 import { autopilotProxyProblems } from "../rules";
 import { LoadBalancerPort } from "./manifests";
@@ -52,6 +52,12 @@ export function istioMesh(config: MeshConfig): Mesh {
     needsCertManager: true,
     needsTrustManager: false,
     webhookPorts: charts.istiod.webhookPorts ?? [],
+    grafanaDashboards: Object.fromEntries(
+      Object.entries({
+        ...istioFacts.grafanaDashboards,
+        ...(ambient ? istioFacts.ambientGrafanaDashboards : {}),
+      }).map(([name, file]) => [`istio-${name}`, { url: `${istioFacts.grafanaDashboardsUrl}/${file}` }]),
+    ),
     namespaceEnrolment: ambient
       ? { labels: { "istio.io/dataplane-mode": "ambient" }, annotations: {} }
       : // Either label, never both: with both, istio-injection silently wins over istio.io/rev.

@@ -91,6 +91,11 @@ export interface IstioMonitorsProps {
   readonly selectorLabels: Record<string, string>;
   /** ztunnel runs (the ambient data plane): it gets its own monitor. @default false */
   readonly ztunnel?: boolean;
+  /**
+   * Some pod runs an Istio sidecar, which the proxies' monitor scrapes; with ambient only a meshed ingress
+   * controller does, and a monitor of sidecars that never run would scrape nothing. @default true
+   */
+  readonly sidecars?: boolean;
 }
 
 /**
@@ -104,22 +109,24 @@ export class IstioMonitors extends Construct {
   constructor(scope: Construct, id: string, props: IstioMonitorsProps) {
     super(scope, id);
     const ns = props.namespace;
+    const sidecars = props.sidecars ?? true;
     if (props.backend === "prometheus-operator") {
-      new PodMonitor(this, "envoy", {
-        metadata: {
-          name: "envoy-stats-monitor",
-          namespace: ns,
-          labels: { monitoring: "istio-proxies", ...props.selectorLabels },
-        },
-        spec: {
-          selector: { matchExpressions: [{ key: "istio-prometheus-ignore", operator: "DoesNotExist" }] },
-          namespaceSelector: { any: true },
-          jobLabel: "envoy-stats",
-          podMetricsEndpoints: [
-            { path: istioFacts.proxyMetricsPath, interval: "15s", relabelings: envoyRelabelings },
-          ],
-        },
-      });
+      if (sidecars)
+        new PodMonitor(this, "envoy", {
+          metadata: {
+            name: "envoy-stats-monitor",
+            namespace: ns,
+            labels: { monitoring: "istio-proxies", ...props.selectorLabels },
+          },
+          spec: {
+            selector: { matchExpressions: [{ key: "istio-prometheus-ignore", operator: "DoesNotExist" }] },
+            namespaceSelector: { any: true },
+            jobLabel: "envoy-stats",
+            podMetricsEndpoints: [
+              { path: istioFacts.proxyMetricsPath, interval: "15s", relabelings: envoyRelabelings },
+            ],
+          },
+        });
       new ServiceMonitor(this, "components", {
         metadata: {
           name: "istio-component-monitor",
@@ -184,16 +191,17 @@ export class IstioMonitors extends Construct {
         },
       });
     }
-    new ClusterPodMonitoring(this, "proxies", {
-      metadata: { name: "istio-proxies" },
-      spec: {
-        // Every injected pod carries this label (the sidecar injector template).
-        selector: { matchExpressions: [{ key: "security.istio.io/tlsMode", operator: "Exists" }] },
-        endpoints: [
-          { port: istioFacts.proxyMetricsPort, path: istioFacts.proxyMetricsPath, interval: "15s" },
-        ],
-      },
-    });
+    if (sidecars)
+      new ClusterPodMonitoring(this, "proxies", {
+        metadata: { name: "istio-proxies" },
+        spec: {
+          // Every injected pod carries this label (the sidecar injector template).
+          selector: { matchExpressions: [{ key: "security.istio.io/tlsMode", operator: "Exists" }] },
+          endpoints: [
+            { port: istioFacts.proxyMetricsPort, path: istioFacts.proxyMetricsPath, interval: "15s" },
+          ],
+        },
+      });
   }
 }
 
