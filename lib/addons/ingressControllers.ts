@@ -46,9 +46,9 @@ export interface IngressControllerArgs {
 
 /**
  * How long Traefik keeps accepting requests after it is told to stop, before it drains: with
- * externalTrafficPolicy Local, Google's load balancer stops sending to a node only after its health
- * check of the node's kube-proxy health port fails three times, 8 s apart (GKE's LoadBalancer Service
- * health checks: checkIntervalSec 8, unhealthyThreshold 3), about 24 s.
+ * externalTrafficPolicy Local, Google's load balancer stops sending to a node only after its health check
+ * of the node's kube-proxy health port fails three times, 8 s apart, about 24 s (checkIntervalSec 8,
+ * unhealthyThreshold 3: cloud.google.com/kubernetes-engine/docs/concepts/service-load-balancer, "Health checks").
  */
 export const traefikAcceptGraceSeconds = 30;
 
