@@ -28,7 +28,7 @@ import { checkQueries, renderQueries, type QueryFinding } from "./queries";
  * Beside the invariants, the dashboard consistency check (test/cluster/queries.ts, `queries-served`): every
  * dashboard the render links or its mesh ships, and every rule in its object set, asks only for series its
  * monitors produce. The dashboards are read from ../shared/reference/upstream/dashboards; where they are
- * missing the check says so and skips (with CI=true it fails).
+ * missing the dashboards are skipped, saying why, and the rules are still checked.
  *
  * CHARTS_DIR names the chart folder (default ../shared/reference/charts), HELM the helm binary (default:
  * helm on PATH, or the one .ci/run builds). Where either is missing, the tier skips and says why; with
@@ -121,10 +121,6 @@ async function main(): Promise<number> {
       `\n${stale.length} known failures no longer occur; remove them from test/cluster/knownFailures.ts:`,
     );
     for (const k of stale) console.error(`  ${k.invariant} ${k.object.source} (${k.reason})`);
-  }
-  if (queriesSkipped && process.env.CI === "true") {
-    console.error(`\ndashboard consistency check: ${queriesSkipped}: CI must run it`);
-    return 1;
   }
   return unexpected.length > 0 || stale.length > 0 ? 1 : 0;
 }
