@@ -31,7 +31,18 @@ export const sources: Partial<Record<ChartName, Source>> = {
   trustManager: { file: `trust-manager-${charts.trustManager.version}.values.yaml` },
   istioCsr: { file: `cert-manager-istio-csr-${charts.istioCsr.version}.values.yaml` },
   linkerdCrds: { file: `linkerd-crds-${charts.linkerdCrds.version}.values.yaml` },
-  linkerdControlPlane: { file: `linkerd-control-plane-${charts.linkerdControlPlane.version}.values.yaml` },
+  linkerdControlPlane: {
+    file: `linkerd-control-plane-${charts.linkerdControlPlane.version}.values.yaml`,
+    extraKnown: {
+      // values-ha.yaml sets it; templates/config.yaml copies every value into linkerd-config, where
+      // `linkerd check` reads it (pkg/healthcheck/healthcheck.go isHA, pkg/charts/linkerd2/values.go).
+      highAvailability: "set by values-ha.yaml; linkerd check reads it from linkerd-config",
+    },
+    extraOpen: {
+      // values-ha.yaml sets it; templates/heartbeat.yaml renders it (partials.resources) as the CronJob's resources.
+      heartbeatResources: "set by values-ha.yaml; templates/heartbeat.yaml reads it as a resources map",
+    },
+  },
   linkerdViz: { file: `linkerd-viz-${charts.linkerdViz.version}.values.yaml` },
   linkerdCni: { file: `linkerd2-cni-${charts.linkerdCni.version}.values.yaml` },
   istioBase: {

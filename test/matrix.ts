@@ -83,6 +83,12 @@ export const extras: Record<string, Record<string, unknown>> = {
   "linkerd mesh policy": meshPolicyConfig("linkerd"),
   "istio mesh policy": meshPolicyConfig("istio"),
   "istio ambient": { tier: "prod", mesh: { kind: "istio", dataplane: "ambient" }, apps: [shop] },
+  "istio ambient + managed prometheus": {
+    tier: "prod",
+    mesh: { kind: "istio", dataplane: "ambient" },
+    monitoring: { backend: "managed-prometheus" },
+    apps: [shop],
+  },
   "istio canary revisions": {
     mesh: {
       kind: "istio",

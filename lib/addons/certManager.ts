@@ -1,13 +1,19 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { sizingProfile, type Sizing } from "../config";
 import {
+  containerResources,
+  deepMerge,
   deployChart,
+  jetstackWorkload,
   newChart,
   pinnedRelease,
+  single,
   standaloneCharts,
   type CertManagerRef,
   type ChartContext,
   type MonitoringRef,
+  type Values,
 } from "../deploy";
 import {
   CertManagerMonitors,
@@ -25,6 +31,17 @@ export interface CertManagerArgs {
   readonly trustManager?: boolean;
   /** The Google service account cert-manager impersonates for DNS-01 in Cloud DNS (Workload Identity). */
   readonly dns01ServiceAccount?: pulumi.Input<string>;
+  /**
+   * Replicas, requests and limits of cert-manager's controller, webhook and CA injector and of
+   * trust-manager (docs/configuration.md, "Sizing").
+   * @default the platform's profile with one replica each
+   */
+  readonly sizing?: CertManagerSizing;
+  /**
+   * Labels on the cert-manager namespace, e.g. the mesh's label that keeps its webhooks away from it.
+   * @default none
+   */
+  readonly namespaceLabels?: Readonly<Record<string, string>>;
   /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
   /**
@@ -32,6 +49,70 @@ export interface CertManagerArgs {
    * expiring unrenewed, not Ready, metrics missing, trust-manager failing). @default no monitors, no alerts
    */
   readonly monitoring?: MonitoringRef;
+}
+
+/** The sizing cert-manager and trust-manager read. */
+export type CertManagerSizing = Pick<
+  Sizing,
+  "certManager" | "certManagerWebhook" | "certManagerCainjector" | "trustManager"
+>;
+
+const standaloneSizing: CertManagerSizing = {
+  certManager: single(sizingProfile.certManager),
+  certManagerWebhook: single(sizingProfile.certManagerWebhook),
+  certManagerCainjector: single(sizingProfile.certManagerCainjector),
+  trustManager: single(sizingProfile.trustManager),
+};
+
+/** The chart's pod labels (templates/*-deployment.yaml at v1.21.1): what its PDBs and our spread select. */
+const certManagerPod = (component: string, name: string) => ({
+  "app.kubernetes.io/name": name,
+  "app.kubernetes.io/instance": "cert-manager",
+  "app.kubernetes.io/component": component,
+});
+
+/** cert-manager values: Autopilot's lease namespace, Workload Identity for DNS-01, and its sizing. */
+export function certManagerValues(
+  args: Pick<CertManagerArgs, "autopilot" | "dns01ServiceAccount" | "sizing">,
+): Values {
+  const s = args.sizing ?? standaloneSizing;
+  return deepMerge(
+    {
+      // GKE Autopilot denies Leases in kube-system, the chart's default (cert-manager/cert-manager#6716).
+      ...(args.autopilot ? { global: { leaderElection: { namespace: certManagerNamespace } } } : {}),
+      // Workload Identity: the controller's Kubernetes service account acts as this Google one, no key file.
+      ...(args.dns01ServiceAccount
+        ? { serviceAccount: { annotations: { "iam.gke.io/gcp-service-account": args.dns01ServiceAccount } } }
+        : {}),
+    },
+    // cert-manager best-practice.md "High Availability" and "PodDisruptionBudget": controller 2, webhook 3,
+    // cainjector 2 replicas, each with minAvailable 1; "Scalability": the chart sets no resources.
+    jetstackWorkload(s.certManager, certManagerPod("controller", "cert-manager")),
+    { webhook: jetstackWorkload(s.certManagerWebhook, certManagerPod("webhook", "webhook")) },
+    { cainjector: jetstackWorkload(s.certManagerCainjector, certManagerPod("cainjector", "cainjector")) },
+    // The post-install check (one cmctl call): the webhook's requests fit it.
+    { startupapicheck: { resources: containerResources(s.certManagerWebhook) } },
+  );
+}
+
+/** trust-manager values: its trust namespace, GKE's webhook port, and its sizing. */
+export function trustManagerValues(args: Pick<CertManagerArgs, "sizing">): Values {
+  const s = args.sizing ?? standaloneSizing;
+  return deepMerge(
+    {
+      app: {
+        // The namespace trust-manager reads Bundle sources from; it must exist first (values.yaml).
+        trust: { namespace: certManagerNamespace },
+        // GKE's firewall lets a private control plane reach nodes only on 443 and 10250; the chart's 6443
+        // would time out and, with failurePolicy Fail, reject every Bundle. cert-manager uses 10250 too.
+        webhook: { port: 10250 },
+      },
+    },
+    // Its pods and PDB carry `app: trust-manager` (templates/deployment.yaml, poddisruptionbudget.yaml at v0.24.0).
+    jetstackWorkload(s.trustManager, { app: "trust-manager" }),
+    // The init container that copies the default CA package into the pod (values.yaml defaultPackage).
+    { defaultPackage: { resources: containerResources(s.trustManager) } },
+  );
 }
 
 /** cert-manager's namespace, also trust-manager's trust namespace (the only one it reads Secrets from). */
@@ -53,7 +134,7 @@ export class CertManager extends pulumi.ComponentResource implements CertManager
       args.charts ?? standaloneCharts({ certManager: "certManager", trustManager: "trustManager" });
     const chart = newChart("cert-manager");
     // Not meshed: Linkerd's injector skips this namespace by name anyway (proxyInjector.namespaceSelector).
-    new PlatformNamespace(chart, "namespace", { name: certManagerNamespace });
+    new PlatformNamespace(chart, "namespace", { name: certManagerNamespace, labels: args.namespaceLabels });
     // Retained like the releases inside it: deleting the namespace would delete them, and leave their
     // failurePolicy Fail webhooks pointing at nothing.
     const objects = deployChart(name, chart, { provider: args.provider, parent: this, retainOnDelete: true });
@@ -63,16 +144,7 @@ export class CertManager extends pulumi.ComponentResource implements CertManager
       chart: "certManager",
       name: "cert-manager",
       namespace: certManagerNamespace,
-      values: {
-        // GKE Autopilot denies Leases in kube-system, the chart's default (cert-manager/cert-manager#6716).
-        ...(args.autopilot ? { global: { leaderElection: { namespace: certManagerNamespace } } } : {}),
-        // Workload Identity: the controller's Kubernetes service account acts as this Google one, no key file.
-        ...(args.dns01ServiceAccount
-          ? {
-              serviceAccount: { annotations: { "iam.gke.io/gcp-service-account": args.dns01ServiceAccount } },
-            }
-          : {}),
-      },
+      values: certManagerValues(args),
       charts,
       provider: args.provider,
       parent: this,
@@ -84,15 +156,7 @@ export class CertManager extends pulumi.ComponentResource implements CertManager
         chart: "trustManager",
         name: "trust-manager",
         namespace: certManagerNamespace,
-        values: {
-          app: {
-            // The namespace trust-manager reads Bundle sources from; it must exist first (values.yaml).
-            trust: { namespace: certManagerNamespace },
-            // GKE's firewall lets a private control plane reach nodes only on 443 and 10250; the chart's 6443
-            // would time out and, with failurePolicy Fail, reject every Bundle. cert-manager uses 10250 too.
-            webhook: { port: 10250 },
-          },
-        },
+        values: trustManagerValues(args),
         charts,
         provider: args.provider,
         parent: this,

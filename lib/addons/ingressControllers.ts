@@ -1,16 +1,21 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { sizingProfile, type WorkloadSizing } from "../config";
 import {
+  containerResources,
   deepMerge,
   deployChart,
   newChart,
   pinnedRelease,
+  single,
   standaloneCharts,
+  zoneSpread,
   type CertManagerRef,
   type ChartContext,
+  type MonitoringRef,
   type Values,
 } from "../deploy";
-import { PlatformNamespace } from "../manifests";
+import { PlatformNamespace, WorkloadMonitor } from "../manifests";
 import { meshOf, type Mesh } from "../meshes";
 import { ingressControllerIdentities } from "../versions";
 
@@ -30,7 +35,22 @@ export interface IngressControllerArgs {
    * are meshed by their own metadata, so the injector must exist first. @default none
    */
   readonly meshReady?: readonly pulumi.Resource[];
+  /**
+   * Replicas, requests and limits of the controller; with two or more, a disruption budget and a
+   * spread across zones (docs/configuration.md, "Sizing"). @default the platform's profile, one replica
+   */
+  readonly sizing?: WorkloadSizing;
+  /** Where the controller's own metrics (requests, latencies, TLS) go. @default not scraped */
+  readonly monitoring?: MonitoringRef;
 }
+
+/**
+ * How long Traefik keeps accepting requests after it is told to stop, before it drains: with
+ * externalTrafficPolicy Local, Google's load balancer stops sending to a node only after its health check
+ * of the node's kube-proxy health port fails three times, 8 s apart, about 24 s (checkIntervalSec 8,
+ * unhealthyThreshold 3: cloud.google.com/kubernetes-engine/docs/concepts/service-load-balancer, "Health checks").
+ */
+export const traefikAcceptGraceSeconds = 30;
 
 const controllerMesh = (args: Pick<IngressControllerArgs, "mesh">): Mesh =>
   args.mesh ?? meshOf({ kind: "none" });
@@ -42,9 +62,13 @@ const controllerMesh = (args: Pick<IngressControllerArgs, "mesh">): Mesh =>
  * maintainers prefer (linkerd2#6157): no ingress mode, so no l5d-dst-override header that a client
  * could set (the open relay of ingress mode), and no skipped outbound 443.
  */
-export function traefikValues(args: Pick<IngressControllerArgs, "mesh" | "acmeHttp01">): Values {
+export function traefikValues(args: Pick<IngressControllerArgs, "mesh" | "acmeHttp01" | "sizing">): Values {
   const mesh = controllerMesh(args);
   const sendToService = mesh.ingressBackend.serviceClusterIp;
+  const s = args.sizing ?? single(sizingProfile.ingressController);
+  // Keep taking requests while the load balancer notices the pod is leaving, then finish in-flight ones
+  // (--entryPoints.<name>.transport.lifeCycle.*, traefik templates/_podtemplate.tpl at v41.3.0).
+  const lifeCycle = { requestAcceptGraceTimeout: `${traefikAcceptGraceSeconds}s`, graceTimeOut: "10s" };
   return deepMerge(
     {
       // Explicit classes only: a default class would capture GCE Ingresses during a migration.
@@ -60,11 +84,30 @@ export function traefikValues(args: Pick<IngressControllerArgs, "mesh" | "acmeHt
           // Lets routers other than Traefik's own ACME resolver (here cert-manager's HTTP-01 solver Ingress)
           // answer /.well-known/acme-challenge; Let's Encrypt follows the HTTPS redirect for the rest.
           ...(args.acmeHttp01 ? { allowACMEByPass: true } : {}),
+          transport: { lifeCycle },
         },
+        websecure: { transport: { lifeCycle } },
       },
       // Keep the client's IP and skip the extra node hop of the cluster-wide policy.
       service: { spec: { externalTrafficPolicy: "Local" } },
+      deployment: {
+        replicas: s.replicas,
+        // Longer than the accept grace plus the drain (the chart's default 60 s, explicit here).
+        terminationGracePeriodSeconds: 60,
+      },
+      resources: containerResources(s),
     },
+    s.replicas > 1
+      ? {
+          // At most one replica away at a time (templates/poddisruptionbudget.yaml at v41.3.0); its pods carry
+          // these labels (templates/_helpers.tpl: instance is <release>-<namespace>).
+          podDisruptionBudget: { enabled: true, maxUnavailable: 1 },
+          topologySpreadConstraints: zoneSpread({
+            "app.kubernetes.io/name": "traefik",
+            "app.kubernetes.io/instance": `${ingressControllerIdentities.traefik.serviceAccount}-${ingressControllerIdentities.traefik.namespace}`,
+          }),
+        }
+      : {},
     // Entrypoints (8000, 8443) take client traffic directly, keeping client IPs; outbound is meshed.
     mesh.ingressControllerPod("deployment", "8000,8443"),
   );
@@ -75,7 +118,8 @@ export function traefikValues(args: Pick<IngressControllerArgs, "mesh" | "acmeHt
  * the namespace, so nothing else in the namespace is; the admission webhook's certificate comes from
  * cert-manager, so the chart renders no hook Jobs that a mesh could keep from finishing.
  */
-export function ingressNginxValues(args: Pick<IngressControllerArgs, "mesh">): Values {
+export function ingressNginxValues(args: Pick<IngressControllerArgs, "mesh" | "sizing">): Values {
+  const s = args.sizing ?? single(sizingProfile.ingressController);
   return deepMerge(
     {
       controller: {
@@ -84,6 +128,22 @@ export function ingressNginxValues(args: Pick<IngressControllerArgs, "mesh">): V
         config: { "service-upstream": "true" },
         service: { externalTrafficPolicy: "Local" },
         admissionWebhooks: { certManager: { enabled: true } },
+        // With two or more, the chart renders a PodDisruptionBudget (controller.minAvailable 1,
+        // templates/controller-poddisruptionbudget.yaml at 4.15.1). Drain is the chart's own: a preStop
+        // /wait-shutdown and 300 s of grace (values.yaml controller.lifecycle, terminationGracePeriodSeconds).
+        replicaCount: s.replicas,
+        resources: containerResources(s),
+        // Declares the metrics port (10254) the platform's monitor scrapes; no chart ServiceMonitor.
+        metrics: { enabled: true },
+        ...(s.replicas > 1
+          ? {
+              topologySpreadConstraints: zoneSpread({
+                "app.kubernetes.io/name": "ingress-nginx",
+                "app.kubernetes.io/instance": ingressControllerIdentities["ingress-nginx"].serviceAccount,
+                "app.kubernetes.io/component": "controller",
+              }),
+            }
+          : {}),
       },
     },
     // Client traffic (80, 443) and the API server's webhook calls (8443) are not mesh traffic.
@@ -107,6 +167,37 @@ function controllerNamespace(
   return [...deployChart(chartId, chart, { provider: args.provider, parent, retainOnDelete }).values()];
 }
 
+/**
+ * The controller's own metrics: Traefik's `metrics` entrypoint (9100, Prometheus on by default,
+ * values.yaml metrics.prometheus) or ingress-nginx's `metrics` port (10254, controller.metrics.enabled);
+ * selected by the pods' labels (each chart's templates/_helpers.tpl).
+ */
+function controllerMonitor(
+  name: string,
+  namespace: string,
+  podLabels: Readonly<Record<string, string>>,
+  args: IngressControllerArgs,
+  parent: pulumi.Resource,
+  release: pulumi.Resource,
+): void {
+  if (!args.monitoring) return;
+  const chart = newChart(`${name}-monitor`);
+  new WorkloadMonitor(chart, "monitor", {
+    name,
+    namespace,
+    podLabels,
+    port: "metrics",
+    backend: args.monitoring.backend,
+    selectorLabels: args.monitoring.selectorLabels,
+  });
+  // Waits for the monitors' CRD owner and the release (its namespace), never the other way round.
+  deployChart(`${name}-monitor`, chart, {
+    provider: args.provider,
+    parent,
+    dependsOn: [release, ...(args.monitoring.crdOwner ? [args.monitoring.crdOwner] : [])],
+  });
+}
+
 /** Traefik (pinned 41.3.0: its crds/ holds only Traefik's own CRDs, no Gateway API since 40.2.0). */
 export class Traefik extends pulumi.ComponentResource {
   readonly release: k8s.helm.v3.Release;
@@ -126,6 +217,18 @@ export class Traefik extends pulumi.ComponentResource {
       parent: this,
       dependsOn: [...ns, ...(args.meshReady ?? [])],
     });
+    const ids = ingressControllerIdentities.traefik;
+    controllerMonitor(
+      "traefik",
+      this.namespace,
+      {
+        "app.kubernetes.io/name": "traefik",
+        "app.kubernetes.io/instance": `${ids.serviceAccount}-${ids.namespace}`,
+      },
+      args,
+      this,
+      this.release,
+    );
     this.registerOutputs({});
   }
 }
@@ -149,6 +252,18 @@ export class IngressNginx extends pulumi.ComponentResource {
       // Its webhook certificate is a cert-manager Certificate; its pod is meshed by the injector.
       dependsOn: [...ns, args.certManager.certManager, ...(args.meshReady ?? [])],
     });
+    controllerMonitor(
+      "ingress-nginx-controller",
+      this.namespace,
+      {
+        "app.kubernetes.io/name": "ingress-nginx",
+        "app.kubernetes.io/instance": ingressControllerIdentities["ingress-nginx"].serviceAccount,
+        "app.kubernetes.io/component": "controller",
+      },
+      args,
+      this,
+      this.release,
+    );
     this.registerOutputs({});
   }
 }

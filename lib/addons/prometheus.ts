@@ -1,6 +1,9 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { sizingProfile, type ResourceSizing, type Sizing } from "../config";
 import {
+  containerResources,
+  deepMerge,
   deployChart,
   newChart,
   pinnedRelease,
@@ -10,6 +13,7 @@ import {
   type Values,
 } from "../deploy";
 import { PlatformNamespace } from "../manifests";
+import type { GrafanaDashboard } from "../meshes";
 
 export const monitoringNamespace = "monitoring";
 /** The release name; its Prometheus selects PodMonitors labelled `release: kube-prometheus-stack`. */
@@ -26,8 +30,15 @@ export interface PrometheusArgs {
   readonly charts?: ChartContext;
   /** The cluster is Autopilot, which admits no node-exporter. @default false */
   readonly autopilot?: boolean;
-  /** Grafana dashboards to load from grafana.com, by name. @default none */
-  readonly dashboards?: Readonly<Record<string, { gnetId: number; revision: number }>>;
+  /** Grafana dashboards to load, by name: grafana.com ids and revisions, or URLs at a pinned tag. @default none */
+  readonly dashboards?: Readonly<Record<string, GrafanaDashboard>>;
+  /**
+   * Requests, limits and replicas of Prometheus, Alertmanager, Grafana, the operator and the exporters
+   * (docs/configuration.md, "Sizing"). @default the platform's profile
+   */
+  readonly sizing?: PrometheusSizing;
+  /** Labels on the `monitoring` namespace, e.g. the mesh's label that keeps its webhooks away from it. @default none */
+  readonly namespaceLabels?: Readonly<Record<string, string>>;
   /**
    * Labels and annotations for the Prometheus pods: what the mesh needs of a scraper (Istio ambient under
    * STRICT mTLS enrols them). @default none
@@ -38,6 +49,93 @@ export interface PrometheusArgs {
   };
   /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
+}
+
+/** The sizing kube-prometheus-stack reads. */
+export type PrometheusSizing = Pick<
+  Sizing,
+  "prometheus" | "alertmanager" | "grafana" | "prometheusOperator" | "kubeStateMetrics" | "nodeExporter"
+>;
+
+const profileSizing: PrometheusSizing = {
+  prometheus: { ...sizingProfile.prometheus, replicas: 1 },
+  alertmanager: { ...sizingProfile.alertmanager, replicas: 1 },
+  grafana: { ...sizingProfile.grafana, replicas: 1 },
+  prometheusOperator: { ...sizingProfile.prometheusOperator, replicas: 1 },
+  kubeStateMetrics: { ...sizingProfile.kubeStateMetrics, replicas: 1 },
+  nodeExporter: sizingProfile.nodeExporter,
+};
+
+/**
+ * Sidecars, init containers and hook Jobs that only copy files, reload a config or patch a webhook once:
+ * the Prometheus Operator's own default for its config reloader (requests 10m / 50Mi: defaultReloaderCPU,
+ * defaultReloaderMemory in prometheus-operator cmd/operator/main.go at v0.93.0).
+ */
+const helper: ResourceSizing = { cpu: "10m", memory: "50Mi", memoryLimit: "128Mi" };
+
+/**
+ * kube-prometheus-stack values for GKE: what GKE does not expose is not scraped, nor alerted on; every
+ * container sized; node-exporter off on Autopilot; the mesh's dashboards in Grafana when asked.
+ */
+export function prometheusValues(
+  args: Pick<PrometheusArgs, "autopilot" | "dashboards" | "sizing" | "podMetadata">,
+): Values {
+  const s = args.sizing ?? profileSizing;
+  const r = containerResources;
+  return deepMerge(
+    {
+      // GKE runs the control plane itself: the controller manager, scheduler and etcd are not reachable
+      // from the cluster, so their ServiceMonitors scrape nothing and their "down" alerts fire forever
+      // (each rule group is gated on the component, templates/prometheus/rules-1.14/*.yaml at 88.5.3).
+      kubeControllerManager: { enabled: false },
+      kubeScheduler: { enabled: false },
+      kubeEtcd: { enabled: false },
+      // With Dataplane V2 (eBPF) there is no kube-proxy; without it, GKE's kube-proxy serves its metrics on
+      // 127.0.0.1:10249 only (kube-proxy's --metrics-bind-address default): either way nothing answers.
+      kubeProxy: { enabled: false },
+      // GKE serves DNS with kube-dns (or Cloud DNS), not CoreDNS, and reports its metrics to Cloud Monitoring.
+      coreDns: { enabled: false },
+      // No Windows node pools: the windows rules query an exporter that is never installed.
+      windowsMonitoring: { enabled: false },
+      defaultRules: {
+        rules: {
+          windows: false,
+          // Autopilot admits no node-exporter, so its rules would query nothing.
+          ...(args.autopilot
+            ? { nodeExporterAlerting: false, nodeExporterRecording: false, node: false, network: false }
+            : {}),
+        },
+      },
+      prometheus: {
+        prometheusSpec: {
+          replicas: s.prometheus.replicas,
+          resources: r(s.prometheus),
+        },
+      },
+      alertmanager: {
+        alertmanagerSpec: { replicas: s.alertmanager.replicas, resources: r(s.alertmanager) },
+      },
+      prometheusOperator: {
+        resources: r(s.prometheusOperator),
+        // The config reloader beside Prometheus and Alertmanager, and the webhook certificate Jobs.
+        prometheusConfigReloader: { resources: r(helper) },
+        admissionWebhooks: { patch: { resources: r(helper) } },
+      },
+      grafana: {
+        replicas: s.grafana.replicas,
+        resources: r(s.grafana),
+        // The dashboard and datasource sidecars, and the init container that downloads dashboards.
+        sidecar: { resources: r(helper) },
+        downloadDashboards: { resources: r(helper) },
+      },
+      "kube-state-metrics": { replicas: s.kubeStateMetrics.replicas, resources: r(s.kubeStateMetrics) },
+      "prometheus-node-exporter": { resources: r(s.nodeExporter) },
+    },
+    // Autopilot admits no hostNetwork, hostPID or hostPath pods, which node-exporter needs; GKE reports node metrics itself.
+    args.autopilot ? { nodeExporter: { enabled: false } } : {},
+    args.dashboards ? { grafana: grafanaDashboards(args.dashboards) } : {},
+    args.podMetadata ? { prometheus: { prometheusSpec: { podMetadata: args.podMetadata } } } : {},
+  );
 }
 
 /**
@@ -58,6 +156,7 @@ export class Prometheus extends pulumi.ComponentResource {
     new PlatformNamespace(chart, "namespace", {
       name: monitoringNamespace,
       podSecurity: "privileged",
+      labels: args.namespaceLabels,
     });
     // Retained like the release that owns the Prometheus Operator CRDs.
     const ns = [
@@ -67,12 +166,7 @@ export class Prometheus extends pulumi.ComponentResource {
       chart: "kubePrometheusStack",
       name: prometheusReleaseName,
       namespace: monitoringNamespace,
-      values: {
-        // Autopilot admits no hostNetwork, hostPID or hostPath pods, which node-exporter needs; GKE reports node metrics itself.
-        ...(args.autopilot ? { nodeExporter: { enabled: false } } : {}),
-        ...(args.dashboards ? { grafana: grafanaDashboards(args.dashboards) } : {}),
-        ...(args.podMetadata ? { prometheus: { prometheusSpec: { podMetadata: args.podMetadata } } } : {}),
-      },
+      values: prometheusValues(args),
       charts,
       provider: args.provider,
       parent: this,
@@ -89,9 +183,7 @@ export class Prometheus extends pulumi.ComponentResource {
 }
 
 /** Grafana subchart values that load dashboards from grafana.com into a "mesh" folder. */
-export function grafanaDashboards(
-  dashboards: Readonly<Record<string, { gnetId: number; revision: number }>>,
-): Values {
+export function grafanaDashboards(dashboards: Readonly<Record<string, GrafanaDashboard>>): Values {
   return {
     dashboardProviders: {
       "dashboardproviders.yaml": {
@@ -109,11 +201,13 @@ export function grafanaDashboards(
       },
     },
     dashboards: {
-      // kube-prometheus-stack's Grafana names its Prometheus datasource "Prometheus".
+      // kube-prometheus-stack's Grafana names its Prometheus datasource "Prometheus"; the chart writes it into
+      // grafana.com dashboards (charts/grafana templates/_config.tpl). Dashboards by URL (Istio's) pick it
+      // with their own `datasource` variable, so they are downloaded as they are.
       mesh: Object.fromEntries(
         Object.entries(dashboards).map(([name, d]) => [
           name,
-          { gnetId: d.gnetId, revision: d.revision, datasource: "Prometheus" },
+          "url" in d ? { url: d.url } : { gnetId: d.gnetId, revision: d.revision, datasource: "Prometheus" },
         ]),
       ),
     },

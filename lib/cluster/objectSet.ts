@@ -254,6 +254,7 @@ export function admittedPod(pod: PodTemplate, namespaces: ReadonlyMap<string, Ku
     namespaceLabels: { "kubernetes.io/metadata.name": pod.namespace, ...ns?.metadata.labels },
     namespaceAnnotations: { ...ns?.metadata.annotations },
     workload: pod.owner.metadata.name,
+    workloadKind: pod.owner.kind,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { meshDefaults } from "./schema";
+import { resolveSizing, type Sizing } from "./sizing";
 import type {
   EnvironmentInput,
   Tier,
@@ -137,6 +138,8 @@ export interface PlatformConfig {
   /** CRD owners the user declared; lib/crds derives the rest. */
   readonly crds: Section<"crds">;
   readonly apps: readonly App[];
+  /** Replicas, requests and limits of every workload the platform installs. */
+  readonly sizing: Sizing;
   /** Chart value overrides by release name. */
   readonly overrides: {
     readonly charts: Readonly<Record<string, Filled<NonNullable<Section<"overrides">["charts"]>[string]>>>;
@@ -267,6 +270,9 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
   const meshCni = input.mesh?.cni ?? dataplane === "ambient";
   const backend = input.monitoring?.backend ?? "prometheus";
   const ingressKind = input.ingress?.kind ?? "gke-gateway";
+  // Prod survives a node or zone loss: every control plane keeps a replica through a drain.
+  const highAvailability = input.sizing?.highAvailability ?? input.tier === "prod";
+  const meshHighAvailability = input.mesh?.highAvailability ?? highAvailability;
   // Autopilot clusters are always regional.
   const location =
     c.location ?? (d.zonal && mode !== "autopilot" ? `${input.gcp.region}-b` : input.gcp.region);
@@ -368,7 +374,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       // Kubernetes stops a native sidecar when the app container exits, so meshed Jobs finish.
       nativeSidecars: input.mesh?.nativeSidecars ?? true,
       // Prod survives a node or zone loss without losing the injector or identity.
-      highAvailability: input.mesh?.highAvailability ?? input.tier === "prod",
+      highAvailability: meshHighAvailability,
       dashboard: input.mesh?.dashboard ?? false,
       previousTrustAnchor: input.mesh?.previousTrustAnchor ?? false,
       denyByDefault: input.mesh?.denyByDefault ?? [],
@@ -421,6 +427,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       meshDashboards: input.monitoring?.meshDashboards ?? false,
     },
     crds: { ...input.crds },
+    sizing: resolveSizing(input.sizing, highAvailability, meshHighAvailability, meshDefaults[meshKind].proxy),
     overrides: {
       charts: Object.fromEntries(
         Object.entries(input.overrides?.charts ?? {}).map(([release, o]) => [

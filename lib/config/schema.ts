@@ -2,6 +2,7 @@ import { z } from "zod";
 import { istioVersions } from "../versions";
 import { gcpLocationProblem, gcpRegionProblem, machineTypeProblem } from "./gcpValues";
 import { checkedString, hostNameProblem, imageReferenceProblem, valueCheck } from "./valueChecks";
+import { istioProxySizing, sizingProfile, sizingSchema, type ResourceSizing } from "./sizing";
 
 /**
  * The environment config as a user writes it, in `stacks/Pulumi.<env>.yaml` under the `platform:`
@@ -21,20 +22,22 @@ export const meshKinds = ["linkerd", "istio", "none"] as const;
 /**
  * What other sections' defaults read from the chosen mesh (everything else about a mesh is its own, in
  * lib/meshes): whether its proxies redirect traffic (without the mesh's CNI, an init container with
- * NET_ADMIN), and whether GKE Dataplane V2 is the default beside it.
+ * NET_ADMIN), whether GKE Dataplane V2 is the default beside it, and its proxy's default sizing.
  */
 export const meshDefaults: {
   readonly [K in (typeof meshKinds)[number]]: {
     readonly redirectsTraffic: boolean;
     readonly dataplaneV2: boolean;
+    readonly proxy: ResourceSizing;
   };
 } = {
   // On with Linkerd too: its one Cilium caveat, socket-level load balancing in pod namespaces (linkerd/website
   // linkerd.io/content/2-edge/reference/cluster-configuration.md "Cilium"), breaks Istio sidecars alike
   // (cilium/cilium#16583); GKE runs those on Dataplane V2 and Autopilot, using Google's pod-namespace bypass (cilium/cilium#17154).
-  linkerd: { redirectsTraffic: true, dataplaneV2: true },
-  istio: { redirectsTraffic: true, dataplaneV2: true },
-  none: { redirectsTraffic: false, dataplaneV2: true },
+  linkerd: { redirectsTraffic: true, dataplaneV2: true, proxy: sizingProfile.proxy },
+  istio: { redirectsTraffic: true, dataplaneV2: true, proxy: istioProxySizing },
+  // No proxy runs; the profile's numbers stand in.
+  none: { redirectsTraffic: false, dataplaneV2: true, proxy: sizingProfile.proxy },
 };
 export const istioDataplanes = ["sidecar", "ambient"] as const;
 export const ingressKinds = ["gke-gateway", "traefik", "ingress-nginx", "gce-ingress", "none"] as const;
@@ -346,7 +349,10 @@ export const meshSchema = z.strictObject({
   dataplane: z.enum(istioDataplanes).optional(),
   /** Proxies as native sidecars (Kubernetes 1.29+), which Kubernetes stops when a Job's app exits. @default true */
   nativeSidecars: z.boolean().optional(),
-  /** Control plane with 3 replicas, anti-affinity and disruption budgets. @default true in prod */
+  /**
+   * The mesh's control plane with several replicas, anti-affinity and disruption budgets, and a failing
+   * injector webhook. @default sizing.highAvailability (true in prod)
+   */
   highAvailability: z.boolean().optional(),
   /** The mesh dashboard (linkerd-viz), reading the stack's Prometheus. @default false */
   dashboard: z.boolean().optional(),
@@ -684,6 +690,8 @@ export const environmentInputSchema = z.strictObject({
   monitoring: monitoringSchema.optional(),
   crds: crdsSchema.optional(),
   apps: z.array(appSchema).optional(),
+  /** Replicas, requests and limits of what the platform installs (docs/configuration.md, "Sizing"). */
+  sizing: sizingSchema.optional(),
   overrides: overridesSchema.optional(),
 });
 

@@ -233,7 +233,11 @@ export interface PodMonitoringEndpoint {
 export interface PodMonitoringSpec {
   readonly selector: LabelSelector;
   readonly endpoints: readonly PodMonitoringEndpoint[];
-  readonly targetLabels?: { readonly metadata?: readonly string[] };
+  readonly targetLabels?: {
+    readonly metadata?: readonly string[];
+    /** Pod labels copied onto every target, as `to` (default: the same name). */
+    readonly fromPod?: readonly { readonly from: string; readonly to?: string }[];
+  };
 }
 
 /** Namespaced: selects pods in its own namespace. */

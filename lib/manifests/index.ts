@@ -9,3 +9,4 @@ export * from "./appWorkload";
 export * from "./meshPolicy";
 export * from "./paths";
 export * from "./certificateAlerts";
+export * from "./workloadMonitor";

@@ -1,5 +1,6 @@
 import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
+import type { Sizing } from "../config";
 import type { CertManagerRef, ChartContext, MonitoringRef } from "../deploy";
 import { Istio } from "./istio/component";
 import { Linkerd } from "./linkerd/component";
@@ -36,6 +37,10 @@ export interface MeshInstallArgs {
   readonly clusterNetworks?: readonly string[];
   /** Where kubelet's probes and other in-cluster clients outside the mesh come from (`Plan.clusterSources`). */
   readonly clusterSources?: readonly string[];
+  /** Replicas, requests and limits of every workload. @default the profile, one replica each */
+  readonly sizing?: Sizing;
+  /** An in-cluster ingress controller joins the mesh with its own proxy (Traefik, ingress-nginx). @default false */
+  readonly meshedIngress?: boolean;
 }
 
 type Installer = (
@@ -53,6 +58,7 @@ const installers: { readonly [K in MeshKind]: Installer | undefined } = {
         cni: a.mesh.config.cni,
         nativeSidecars: a.mesh.config.nativeSidecars,
         highAvailability: a.mesh.config.highAvailability,
+        sizing: a.sizing,
         dashboard: a.mesh.config.dashboard,
         previousTrustAnchor: a.mesh.config.previousTrustAnchor,
         tracing: a.mesh.config.tracing,
@@ -79,6 +85,8 @@ const installers: { readonly [K in MeshKind]: Installer | undefined } = {
         mtls: a.mesh.config.istio.mtls,
         highAvailability: a.mesh.config.highAvailability,
         previousTrustAnchor: a.mesh.config.previousTrustAnchor,
+        sizing: a.sizing,
+        sidecarIngress: a.meshedIngress,
         charts: a.charts,
         certManager: a.certManager,
         provider: a.provider,

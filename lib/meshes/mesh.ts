@@ -19,6 +19,10 @@ export interface PodMetadata {
   readonly annotations: Readonly<Record<string, string>>;
 }
 
+/** A Grafana dashboard to load: a grafana.com id and revision, or a URL at a pinned tag. */
+export type GrafanaDashboard =
+  { readonly gnetId: number; readonly revision: number } | { readonly url: string };
+
 /** One Helm release a mesh installs. */
 export interface MeshRelease {
   /** The Helm release name, which `platform:overrides.charts.<release>` names. */
@@ -158,14 +162,20 @@ export interface Mesh {
   readonly webhookPorts: readonly number[];
   /** The in-cluster address of the mesh's own dashboard, when one is installed. */
   readonly dashboardUrl?: string;
-  /** Grafana dashboards (grafana.com ids) the platform's Grafana loads for this mesh, if it has any. */
-  readonly grafanaDashboards?: Readonly<Record<string, { gnetId: number; revision: number }>>;
+  /** Grafana dashboards the platform's Grafana loads for this mesh (grafana.com ids or pinned URLs), by name. */
+  readonly grafanaDashboards?: Readonly<Record<string, GrafanaDashboard>>;
 
   // ---- namespaces and pods ----
   /** Metadata that puts an app namespace's pods in the mesh. */
   readonly namespaceEnrolment: PodMetadata;
   /** The Pod Security level a meshed namespace must allow. */
   readonly meshedPodSecurity: PodSecurityLevel;
+  /**
+   * Labels that take a namespace with no meshed pod (monitoring, cert-manager, the Gateway's) out of the
+   * mesh's admission webhooks, where its charts allow it: with a failing webhook, an outage of the mesh
+   * would otherwise block pods and writes there too. Empty where the webhooks select by opt-in only.
+   */
+  readonly unmanagedNamespaceLabels: Readonly<Record<string, string>>;
   /** Pod template metadata that lets a Job or CronJob in a meshed namespace finish. */
   readonly jobPodMetadata: PodMetadata;
   /**
@@ -230,6 +240,8 @@ export interface AdmittedPod {
   readonly namespaceAnnotations: Readonly<Record<string, string>>;
   /** The workload's name, which some injectors write into labels. */
   readonly workload: string;
+  /** The workload's kind (Deployment, StatefulSet, DaemonSet, Job, CronJob, ...). */
+  readonly workloadKind: string;
 }
 
 /** A container the injector adds, as much of it as the cluster tier's invariants read. */

@@ -14,6 +14,7 @@ import {
   type EnvironmentInput,
   type ExposurePath,
   type PlatformConfig,
+  type SizingComponent,
 } from "../config";
 import { crdOwnership, needsCertManager, type CrdOwners } from "../crds";
 import type { ChartContext, MonitoringRef } from "../deploy";
@@ -24,7 +25,7 @@ import {
   type Exposure,
   type MeshRouteSpec,
 } from "../manifests";
-import { meshFor, otherMeshKeyProblems, type Mesh, type PodMetadata } from "../meshes";
+import { meshFor, otherMeshKeyProblems, type GrafanaDashboard, type Mesh, type PodMetadata } from "../meshes";
 import {
   charts,
   googleLoadBalancerRanges,
@@ -88,7 +89,7 @@ export interface Plan {
   /** Where monitors go; absent without monitoring. */
   readonly monitoring?: Omit<MonitoringRef, "crdOwner">;
   /** Dashboards the platform's Grafana loads for the mesh. */
-  readonly grafanaDashboards?: Readonly<Record<string, { gnetId: number; revision: number }>>;
+  readonly grafanaDashboards?: Readonly<Record<string, GrafanaDashboard>>;
   /** The Gateway API bundle file the platform applies itself, when it owns the Gateway API. */
   readonly gatewayApiBundleFile?: string;
   /** App namespaces, sorted by name. */
@@ -152,7 +153,7 @@ export function planFor(config: PlatformConfig, input?: EnvironmentInput, source
   problems.push(...ownership.problems);
   const releases = plannedReleases(config, mesh);
   const overrides = chartContext(config, ownership.owners, releases);
-  problems.push(...overrides.problems);
+  problems.push(...overrides.problems, ...(input ? sizingWithoutEffect(input, config, releases) : []));
   if (problems.length > 0) throw new ConfigError(problems, source);
 
   const withCertManager = needsCertManager(config, mesh);
@@ -225,6 +226,51 @@ export function loadEnvironmentConfig(values?: Record<string, string>): Platform
   return loadPlan(values).config;
 }
 
+/** The charts that run each sized workload: sizing one that is not installed has no effect. */
+const sizedBy: { readonly [K in SizingComponent]: readonly ChartName[] } = {
+  proxy: ["linkerdControlPlane", "istiod"],
+  linkerdControlPlane: ["linkerdControlPlane"],
+  linkerdViz: ["linkerdViz"],
+  linkerdCni: ["linkerdCni"],
+  istiod: ["istiod"],
+  istioCsr: ["istioCsr"],
+  istioCni: ["istioCni"],
+  ztunnel: ["ztunnel"],
+  certManager: ["certManager"],
+  certManagerWebhook: ["certManager"],
+  certManagerCainjector: ["certManager"],
+  trustManager: ["trustManager"],
+  ingressController: ["traefik", "ingressNginx"],
+  prometheus: ["kubePrometheusStack"],
+  alertmanager: ["kubePrometheusStack"],
+  grafana: ["kubePrometheusStack"],
+  prometheusOperator: ["kubePrometheusStack"],
+  kubeStateMetrics: ["kubePrometheusStack"],
+  nodeExporter: ["kubePrometheusStack"],
+};
+
+/** `platform:sizing` keys for workloads this environment does not run: an error, never ignored. */
+function sizingWithoutEffect(
+  input: EnvironmentInput,
+  config: PlatformConfig,
+  releases: Readonly<Record<string, PlannedRelease>>,
+): ConfigProblem[] {
+  const installed = new Set(Object.values(releases).map((r) => r.chart));
+  return (Object.keys(sizedBy) as SizingComponent[])
+    .filter((key) => input.sizing?.[key] !== undefined)
+    .filter(
+      (key) =>
+        !sizedBy[key].some((c) => installed.has(c)) ||
+        // Autopilot admits no node-exporter, so the platform turns it off there.
+        (key === "nodeExporter" && config.cluster.mode === "autopilot"),
+    )
+    .map((key) => ({
+      path: `platform:sizing.${key}`,
+      problem: `is set, but this environment does not run ${sizedBy[key].map((c) => charts[c].chart).join(" or ")}${key === "nodeExporter" ? " (not on Autopilot)" : ""}, so it would have no effect`,
+      fix: `remove platform:sizing.${key}`,
+    }));
+}
+
 /** Regional and internal Gateway classes run their proxies in a proxy-only subnet; the global ones do not. */
 function regionalGatewayClass(config: PlatformConfig): boolean {
   const c = config.ingress.gatewayClass;
@@ -253,8 +299,8 @@ function meshDashboardProblems(config: PlatformConfig, mesh: Mesh): ConfigProble
   return [
     {
       path: "platform:monitoring.meshDashboards",
-      problem: `is true, but the dashboards go into the platform's Grafana (monitoring.backend "prometheus") for a mesh that publishes them (Linkerd); here the backend is "${config.monitoring.backend}" and the mesh "${mesh.kind}"`,
-      fix: 'set platform:monitoring.backend to "prometheus" with mesh.kind "linkerd", or remove platform:monitoring.meshDashboards',
+      problem: `is true, but the dashboards go into the platform's Grafana (monitoring.backend "prometheus") for a mesh that publishes them (Linkerd, Istio); here the backend is "${config.monitoring.backend}" and the mesh "${mesh.kind}"`,
+      fix: 'set platform:monitoring.backend to "prometheus" with a mesh, or remove platform:monitoring.meshDashboards',
     },
   ];
 }

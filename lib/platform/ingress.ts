@@ -2,7 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { IngressNginx, Traefik, certManagerNamespace } from "../addons";
 import type { PlatformConfig } from "../config";
-import { deployChart, newChart, type CertManagerRef } from "../deploy";
+import { deployChart, newChart, type CertManagerRef, type MonitoringRef } from "../deploy";
 import type { Edge, EdgeArgs } from "../gcp";
 import {
   AcmeIssuer,
@@ -32,6 +32,8 @@ export interface IngressArgs {
   readonly meshReady?: readonly pulumi.Resource[];
   /** App namespaces, by name: each app's objects wait for theirs. */
   readonly namespaces: ReadonlyMap<string, pulumi.Resource>;
+  /** Where the in-cluster controller's own metrics go. @default not scraped */
+  readonly monitoring?: MonitoringRef;
 }
 
 function exposuresOf(plan: Plan): Exposure[] {
@@ -106,6 +108,8 @@ export class Ingress extends pulumi.ComponentResource {
         certManager: cm,
         acmeHttp01: ing.acme?.solver === "http01",
         meshReady: args.meshReady,
+        sizing: config.sizing.ingressController,
+        monitoring: args.monitoring,
       };
       this.controller =
         ing.kind === "traefik"
@@ -148,7 +152,11 @@ export class Ingress extends pulumi.ComponentResource {
     let gatewayObjects: pulumi.Resource[] = [];
     if (gatewayApps.length > 0 && this.edge?.gatewaySslPolicy) {
       const chart = newChart("gateway");
-      new PlatformNamespace(chart, "namespace", { name: gatewayNamespace });
+      // No pod runs here; the mesh's webhooks have nothing to do with its routes (Mesh.unmanagedNamespaceLabels).
+      new PlatformNamespace(chart, "namespace", {
+        name: gatewayNamespace,
+        labels: plan.mesh.unmanagedNamespaceLabels,
+      });
       new SharedGateway(chart, "gateway", {
         name: sharedGatewayName,
         namespace: gatewayNamespace,

@@ -137,6 +137,8 @@ export class Platform extends pulumi.ComponentResource {
           autopilot,
           dashboards: plan.grafanaDashboards,
           podMetadata: mesh.scraper?.pod,
+          sizing: config.sizing,
+          namespaceLabels: mesh.unmanagedNamespaceLabels,
           provider,
         },
         child,
@@ -155,6 +157,8 @@ export class Platform extends pulumi.ComponentResource {
           autopilot,
           trustManager: plan.certManager.trustManager,
           dns01ServiceAccount: this.edge?.dns01ServiceAccount,
+          sizing: config.sizing,
+          namespaceLabels: mesh.unmanagedNamespaceLabels,
           provider,
           monitoring,
         },
@@ -174,6 +178,8 @@ export class Platform extends pulumi.ComponentResource {
           prometheusUrl: this.prometheus?.url ?? config.monitoring.prometheusUrl,
           clusterNetworks: plan.clusterNetworks,
           clusterSources: plan.clusterSources,
+          sizing: config.sizing,
+          meshedIngress: config.ingress.kind === "traefik" || config.ingress.kind === "ingress-nginx",
         },
         child,
       );
@@ -221,7 +227,15 @@ export class Platform extends pulumi.ComponentResource {
     }
     this.ingress = new Ingress(
       `${name}-ingress`,
-      { plan, provider, certManager: this.certManager, edge: this.edge, meshReady, namespaces },
+      {
+        plan,
+        provider,
+        certManager: this.certManager,
+        edge: this.edge,
+        meshReady,
+        namespaces,
+        monitoring,
+      },
       child,
     );
     // An app's routes and policies wait for the mesh's control plane and the Gateway API CRDs the platform installs.

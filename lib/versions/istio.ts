@@ -1,3 +1,5 @@
+import { istioVersions } from "./charts";
+
 /** Facts about the pinned Istio charts (1.30.3) and istio-csr (v0.17.0) that the platform's objects must match. */
 export const istioFacts = {
   /**
@@ -19,9 +21,26 @@ export const istioFacts = {
    * merged metrics are scraped once.
    */
   scrapeIgnoreLabel: "istio-prometheus-ignore",
+  /** ztunnel's metrics port, 15020, by name (ztunnel chart templates/daemonset.yaml); same path as the proxies'. */
+  ztunnelMetricsPort: "ztunnel-stats",
   /**
    * Values the charts read through their profile machinery (templates/zzz_profile.yaml,
    * files/profile-*.yaml) rather than values.yaml: `profile` and `global.platform`.
    */
   profileValues: ["profile", "global.platform"],
+  /**
+   * Istio's Grafana dashboards, the ones its Grafana addon ships (manifests/addons/dashboards at the pinned
+   * tag), loaded by URL at that tag: Istio publishes them to grafana.com under revisions that follow its
+   * releases, so the tag is the exact pin. Not the performance dashboard: it charts Istio's load-test
+   * ingress gateway, which the platform never installs. ztunnel's only with ambient.
+   */
+  grafanaDashboards: {
+    mesh: "istio-mesh-dashboard.gen.json",
+    service: "istio-service-dashboard.json",
+    workload: "istio-workload-dashboard.json",
+    "control-plane": "pilot-dashboard.gen.json",
+    extensions: "istio-extension-dashboard.json",
+  },
+  ambientGrafanaDashboards: { ztunnel: "ztunnel-dashboard.gen.json" },
+  grafanaDashboardsUrl: `https://raw.githubusercontent.com/istio/istio/${istioVersions[0]}/manifests/addons/dashboards`,
 } as const;

@@ -8,6 +8,8 @@ export const linkerdFacts = {
    * linkerd2 148fd1c16 (#14111, edge-25.6.3, 2.19+): recipes matching `admin-http` scrape nothing.
    */
   controlPlaneAdminPorts: ["dest-admin", "spval-admin", "policy-admin", "ident-admin", "injector-admin"],
+  /** linkerd-viz's components' admin (metrics) port (viz/charts/linkerd-viz/templates/{metrics-api,tap,tap-injector,web}.yaml). */
+  extensionAdminPort: "admin",
   /** The proxy's admin port and container (charts/partials/templates/_proxy.tpl). */
   proxyAdminPort: "linkerd-admin",
   proxyContainer: "linkerd-proxy",
@@ -45,12 +47,14 @@ export const linkerdFacts = {
   proxyCertificateLifetime: "24h0m0s",
   /**
    * Linkerd's Grafana dashboards on grafana.com, with the revisions Linkerd's own Grafana install
-   * pins (linkerd/linkerd2 grafana/values.yaml).
+   * pins (linkerd/linkerd2 grafana/values.yaml). Not "kubernetes" (15479): it filters cAdvisor's series
+   * by `kubernetes_io_hostname`, a node label only viz's own Prometheus maps (its kubernetes-nodes-cadvisor
+   * job); kube-prometheus-stack's kubelet monitor does not, so every panel would stay empty. Its own
+   * Kubernetes dashboards cover the same.
    */
   grafanaDashboards: {
     "linkerd-top-line": { gnetId: 15474, revision: 4 },
     "linkerd-health": { gnetId: 15486, revision: 3 },
-    "linkerd-kubernetes": { gnetId: 15479, revision: 2 },
     "linkerd-namespace": { gnetId: 15478, revision: 3 },
     "linkerd-deployment": { gnetId: 15475, revision: 6 },
     "linkerd-pod": { gnetId: 15477, revision: 3 },

@@ -174,10 +174,12 @@ describe.each(meshes)("Traefik, mesh %s", (mesh) => {
         podAnnotations: { "traffic.sidecar.istio.io/includeInboundPorts": "" },
       },
     },
-    none: {},
+    none: { deployment: {} },
   }[mesh];
 
-  test("chart values: meshed pod metadata, Service-IP load balancing, HTTPS redirect, explicit class", () => {
+  test("chart values: meshed pod metadata, Service-IP load balancing, HTTPS redirect, explicit class, drain, sized", () => {
+    // Keep accepting while Google's load balancer notices the pod is leaving (3 health checks 8 s apart).
+    const lifeCycle = { requestAcceptGraceTimeout: "30s", graceTimeOut: "10s" };
     expect(values(release(result, "traefik"))).toEqual({
       ingressClass: { enabled: true, isDefaultClass: false, name: "traefik" },
       providers: {
@@ -188,10 +190,30 @@ describe.each(meshes)("Traefik, mesh %s", (mesh) => {
         web: {
           http: { redirections: { entryPoint: { to: "websecure", scheme: "https", permanent: true } } },
           allowACMEByPass: true,
+          transport: { lifeCycle },
         },
+        websecure: { transport: { lifeCycle } },
       },
       service: { spec: { externalTrafficPolicy: "Local" } },
+      resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
       ...meshValues,
+      deployment: { ...meshValues.deployment, replicas: 1, terminationGracePeriodSeconds: 60 },
+    });
+  });
+
+  test("its own metrics are scraped: job traefik, port metrics", () => {
+    expect(spec(find(result, "PodMonitor", "traefik", "traefik"))).toEqual({
+      selector: {
+        matchLabels: { "app.kubernetes.io/name": "traefik", "app.kubernetes.io/instance": "traefik-traefik" },
+      },
+      podMetricsEndpoints: [
+        {
+          port: "metrics",
+          path: "/metrics",
+          interval: "30s",
+          relabelings: [{ action: "replace", targetLabel: "job", replacement: "traefik" }],
+        },
+      ],
     });
   });
 
@@ -316,10 +338,24 @@ describe.each(meshes)("ingress-nginx, mesh %s", (mesh) => {
         config: { "service-upstream": "true" },
         service: { externalTrafficPolicy: "Local" },
         admissionWebhooks: { certManager: { enabled: true } },
+        replicaCount: 1,
+        resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
+        metrics: { enabled: true },
         ...meshed,
       },
     });
     expect(release(result, "ingress-nginx").dependsOn).toContain(release(result, "cert-manager").key);
+    // Its own metrics, by the controller pods' labels (templates/_helpers.tpl at 4.15.1).
+    expect(spec(find(result, "PodMonitor", "ingress-nginx-controller", "ingress-nginx"))).toMatchObject({
+      selector: {
+        matchLabels: {
+          "app.kubernetes.io/name": "ingress-nginx",
+          "app.kubernetes.io/instance": "ingress-nginx",
+          "app.kubernetes.io/component": "controller",
+        },
+      },
+      podMetricsEndpoints: [{ port: "metrics", path: "/metrics" }],
+    });
     // Never namespace-wide: the namespace carries no injection.
     expect(annotations(find(result, "Namespace", "ingress-nginx"))).toEqual({});
   });
@@ -591,3 +627,56 @@ describe("DNS-01 with Workload Identity", () => {
     });
   },
 );
+
+describe("in prod: two controllers spread across zones, one kept through a drain", () => {
+  const zones = (matchLabels: Record<string, string>) =>
+    ["topology.kubernetes.io/zone", "kubernetes.io/hostname"].map((topologyKey) => ({
+      maxSkew: 1,
+      topologyKey,
+      whenUnsatisfiable: "ScheduleAnyway",
+      labelSelector: { matchLabels },
+    }));
+
+  test("Traefik", async () => {
+    const result = await renderPlatform({ tier: "prod", ingress: { kind: "traefik", acme }, apps: [shop] });
+    expect(values(release(result, "traefik"))).toMatchObject({
+      deployment: { replicas: 2 },
+      podDisruptionBudget: { enabled: true, maxUnavailable: 1 },
+      topologySpreadConstraints: zones({
+        "app.kubernetes.io/name": "traefik",
+        "app.kubernetes.io/instance": "traefik-traefik",
+      }),
+    });
+  });
+
+  test("ingress-nginx (its chart renders the budget for two or more replicas)", async () => {
+    const result = await renderPlatform({
+      tier: "prod",
+      ingress: { kind: "ingress-nginx", acme },
+      apps: [shop],
+    });
+    expect(values(release(result, "ingress-nginx"))).toMatchObject({
+      controller: {
+        replicaCount: 2,
+        topologySpreadConstraints: zones({
+          "app.kubernetes.io/name": "ingress-nginx",
+          "app.kubernetes.io/instance": "ingress-nginx",
+          "app.kubernetes.io/component": "controller",
+        }),
+      },
+    });
+  });
+
+  test("sizing.ingressController sets replicas and resources", async () => {
+    const result = await renderPlatform({
+      tier: "prod",
+      ingress: { kind: "traefik", acme },
+      apps: [shop],
+      sizing: { ingressController: { replicas: 4, cpu: "250m", memoryLimit: "1Gi" } },
+    });
+    expect(values(release(result, "traefik"))).toMatchObject({
+      deployment: { replicas: 4 },
+      resources: { requests: { cpu: "250m", memory: "128Mi" }, limits: { memory: "1Gi" } },
+    });
+  });
+});

@@ -24,8 +24,16 @@ describe("Istio, sidecar mode, dev", () => {
 
   test("istiod: GKE platform, its CA off and istio-csr's address, Gateway API on, native sidecars forced", () => {
     expect(values(release(result, "istiod"))).toEqual({
-      global: { platform: "gke", caAddress: "cert-manager-istio-csr.cert-manager.svc:443" },
+      global: {
+        platform: "gke",
+        caAddress: "cert-manager-istio-csr.cert-manager.svc:443",
+        // Every sidecar: the chart's requests and memory limit, no CPU limit.
+        proxy: { resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "1024Mi" } } },
+      },
       env: { ENABLE_CA_SERVER: "false", PILOT_ENABLE_GATEWAY_API: "true", ENABLE_NATIVE_SIDECARS: "true" },
+      // The chart's autoscaler owns the replica count; one outside prod.
+      autoscaleMin: 1,
+      resources: { requests: { cpu: "500m", memory: "2048Mi" }, limits: { memory: "4096Mi" } },
     });
   });
 
@@ -33,6 +41,8 @@ describe("Istio, sidecar mode, dev", () => {
     const csr = release(result, "cert-manager-istio-csr");
     expect(csr.inputs.namespace).toBe("cert-manager");
     expect(values(csr)).toEqual({
+      replicaCount: 1,
+      resources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "256Mi" } },
       app: {
         certmanager: {
           namespace: "istio-system",
@@ -162,7 +172,31 @@ describe("Istio options", () => {
       portLevelMtls: { "8080": { mode: "PERMISSIVE" } },
     });
     expect(port.dependsOn).toContain(release(result, "istio-base").key);
-    expect(values(release(result, "istiod"))).toMatchObject({ autoscaleMin: 2, replicaCount: 2 });
+    const istiod = values(release(result, "istiod"));
+    // replicaCount is ignored while the chart's autoscaler is on: its minimum is what counts.
+    expect(istiod).toMatchObject({ autoscaleMin: 2 });
+    expect(istiod).not.toHaveProperty("replicaCount");
+    expect(istiod).toMatchObject({
+      topologySpreadConstraints: [
+        {
+          maxSkew: 1,
+          topologyKey: "topology.kubernetes.io/zone",
+          whenUnsatisfiable: "ScheduleAnyway",
+          labelSelector: { matchLabels: { app: "istiod", "istio.io/rev": "default" } },
+        },
+        {
+          maxSkew: 1,
+          topologyKey: "kubernetes.io/hostname",
+          whenUnsatisfiable: "ScheduleAnyway",
+          labelSelector: { matchLabels: { app: "istiod", "istio.io/rev": "default" } },
+        },
+      ],
+    });
+    // istio-csr signs every one-hour workload certificate: two replicas, one kept through a drain.
+    expect(values(release(result, "cert-manager-istio-csr"))).toMatchObject({
+      replicaCount: 2,
+      podDisruptionBudget: { enabled: true, minAvailable: 1 },
+    });
   });
 
   test("behind Traefik the app needs no PERMISSIVE port: Traefik is in the mesh", async () => {
@@ -185,12 +219,16 @@ describe("Istio options", () => {
       global: { platform: "gke" },
       cniBinDir: "/home/kubernetes/bin",
       resourceQuotas: { enabled: true },
+      resources: { requests: { cpu: "100m", memory: "100Mi" }, limits: { memory: "512Mi" } },
       profile: "ambient",
     });
     expect(values(release(result, "ztunnel"))).toEqual({
       global: { platform: "gke" },
       caAddress: "cert-manager-istio-csr.cert-manager.svc:443",
       profile: "ambient",
+      resources: { requests: { cpu: "200m", memory: "512Mi" }, limits: { memory: "1024Mi" } },
+      // Scraped by its own monitor only (monitoring is on by default).
+      podLabels: { "istio-prometheus-ignore": "true" },
     });
     // istio-validation instead of istio-init for any sidecar left (Traefik's, ingress-nginx's).
     expect(values(release(result, "istiod"))).toMatchObject({ cni: { enabled: true } });
@@ -341,6 +379,45 @@ describe("Istio options", () => {
       },
       endpoints: [{ port: 15020, path: "/stats/prometheus", interval: "15s" }],
     });
+    // Istio's control-plane dashboard selects app="istiod", which only the pod carries here.
+    expect(spec(find(result, "PodMonitoring", "istiod", "istio-system"))).toMatchObject({
+      targetLabels: { fromPod: [{ from: "app", to: "app" }] },
+    });
+  });
+
+  test("ambient: ztunnel has its own monitor with app=ztunnel, and the proxies' monitor leaves it alone", async () => {
+    for (const backend of ["prometheus", "managed-prometheus"] as const) {
+      const result = await renderPlatform({
+        mesh: { kind: "istio", dataplane: "ambient" },
+        monitoring: { backend },
+      });
+      // The envoy-stats-monitor selects pods without istio-prometheus-ignore.
+      expect(values(release(result, "ztunnel"))).toMatchObject({
+        podLabels: { "istio-prometheus-ignore": "true" },
+      });
+      if (backend === "prometheus") {
+        expect(spec(find(result, "PodMonitor", "ztunnel", "istio-system"))).toEqual({
+          selector: { matchLabels: { app: "ztunnel" } },
+          podMetricsEndpoints: [
+            {
+              port: "ztunnel-stats",
+              path: "/stats/prometheus",
+              interval: "15s",
+              relabelings: [
+                { action: "replace", sourceLabels: ["__meta_kubernetes_pod_label_app"], targetLabel: "app" },
+                { action: "replace", targetLabel: "job", replacement: "ztunnel" },
+              ],
+            },
+          ],
+        });
+      } else {
+        expect(spec(find(result, "PodMonitoring", "ztunnel", "istio-system"))).toEqual({
+          selector: { matchLabels: { app: "ztunnel" } },
+          endpoints: [{ port: "ztunnel-stats", path: "/stats/prometheus", interval: "15s" }],
+          targetLabels: { fromPod: [{ from: "app", to: "app" }] },
+        });
+      }
+    }
   });
 });
 
@@ -551,4 +628,47 @@ describe("app metrics in ambient under STRICT mTLS: only a scraper in the mesh g
       "platform:monitoring.backend is existing-prometheus with Istio ambient under STRICT mTLS: ztunnel refuses plain-text scrapes of meshed apps, so your Prometheus's pods must be in the ambient mesh (pod label istio.io/dataplane-mode: ambient) for apps[].metrics to be scraped",
     );
   });
+});
+
+test("meshDashboards: Istio's own dashboards in Grafana, by URL at the pinned tag; ztunnel's with ambient", async () => {
+  const grafanaOf = async (mesh: Record<string, unknown>) =>
+    (
+      values(
+        release(
+          await renderPlatform({ mesh, monitoring: { backend: "prometheus", meshDashboards: true } }),
+          "kube-prometheus-stack",
+        ),
+      ) as { grafana: { dashboards: { mesh: Record<string, unknown> } } }
+    ).grafana.dashboards.mesh;
+  const at = "https://raw.githubusercontent.com/istio/istio/1.30.3/manifests/addons/dashboards";
+  expect(await grafanaOf({ kind: "istio" })).toEqual({
+    "istio-mesh": { url: `${at}/istio-mesh-dashboard.gen.json` },
+    "istio-service": { url: `${at}/istio-service-dashboard.json` },
+    "istio-workload": { url: `${at}/istio-workload-dashboard.json` },
+    "istio-control-plane": { url: `${at}/pilot-dashboard.gen.json` },
+    "istio-extensions": { url: `${at}/istio-extension-dashboard.json` },
+  });
+  expect(await grafanaOf({ kind: "istio", dataplane: "ambient" })).toMatchObject({
+    "istio-ztunnel": { url: `${at}/ztunnel-dashboard.gen.json` },
+  });
+});
+
+test("ambient: the sidecar monitor exists only where a sidecar runs (a meshed ingress controller)", async () => {
+  const monitors = async (ingress: Record<string, unknown>, backend: string) =>
+    (
+      await renderPlatform({
+        mesh: { kind: "istio", dataplane: "ambient" },
+        monitoring: { backend },
+        ingress,
+        apps: [{ name: "shop", image: "shop:1", port: 8080, expose: { host: "shop.example.com" } }],
+      })
+    ).resources
+      .filter((r) => ["PodMonitor", "ClusterPodMonitoring"].includes(r.inputs.kind as string))
+      .map((r) => (r.inputs.metadata as { name: string }).name)
+      .sort();
+  const traefik = { kind: "traefik", acme: { email: "a@example.com" } };
+  expect(await monitors({ kind: "gke-gateway" }, "prometheus")).toEqual(["ztunnel"]);
+  expect(await monitors(traefik, "prometheus")).toEqual(["envoy-stats-monitor", "traefik", "ztunnel"]);
+  expect(await monitors({ kind: "gke-gateway" }, "managed-prometheus")).toEqual([]);
+  expect(await monitors(traefik, "managed-prometheus")).toEqual(["istio-proxies"]);
 });

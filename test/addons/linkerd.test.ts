@@ -51,19 +51,30 @@ describe("Linkerd with cert-manager, dev", () => {
     });
   });
 
-  test("the control plane takes identity from cert-manager and runs proxies as native sidecars", () => {
+  test("the control plane takes identity from cert-manager, runs proxies as native sidecars, every container sized", () => {
+    // values-ha.yaml's numbers, in every tier; one replica of each controller outside prod.
+    const controller = { cpu: { request: "100m", limit: "" }, memory: { request: "50Mi", limit: "250Mi" } };
     expect(values(release(result, "linkerd-control-plane"))).toEqual({
       identity: { externalCA: true, issuer: { scheme: "kubernetes.io/tls" } },
-      proxy: { nativeSidecar: true },
+      proxy: {
+        nativeSidecar: true,
+        resources: { cpu: { request: "100m", limit: "" }, memory: { request: "20Mi", limit: "250Mi" } },
+      },
       cniEnabled: false,
-      // Probes from the node and pod ranges only, not every address.
-      policyController: { probeNetworks: ["10.0.0.0/20", "10.4.0.0/14"] },
       // The default network's pod and Service ranges.
       clusterNetworks: "10.4.0.0/14,10.8.0.0/20",
       // Webhook certificates from cert-manager, their CA bundles written by cainjector.
       proxyInjector: { externalSecret: true, injectCaFrom: "linkerd/linkerd-proxy-injector" },
       profileValidator: { externalSecret: true, injectCaFrom: "linkerd/linkerd-sp-validator" },
       policyValidator: { externalSecret: true, injectCaFrom: "linkerd/linkerd-policy-validator" },
+      destinationResources: controller,
+      spValidatorResources: controller,
+      // Probes from the node and pod ranges only, not every address.
+      policyController: { resources: controller, probeNetworks: ["10.0.0.0/20", "10.4.0.0/14"] },
+      identityResources: controller,
+      proxyInjectorResources: controller,
+      heartbeatResources: controller,
+      controllerReplicas: 1,
     });
   });
 
@@ -105,11 +116,25 @@ describe("Linkerd with cert-manager, dev", () => {
     expect(cert("linkerd-webhook-ca").dependsOn).toContain(release(result, "cert-manager").key);
   });
 
-  test("cert-manager and trust-manager own and keep their CRDs", () => {
-    expect(values(release(result, "cert-manager"))).toEqual({ crds: { enabled: true, keep: true } });
+  test("cert-manager and trust-manager own and keep their CRDs, sized, one replica each outside prod", () => {
+    const sized = (cpu: string, memory: string, limit: string) => ({
+      requests: { cpu, memory },
+      limits: { memory: limit },
+    });
+    expect(values(release(result, "cert-manager"))).toEqual({
+      replicaCount: 1,
+      resources: sized("50m", "128Mi", "512Mi"),
+      webhook: { replicaCount: 1, resources: sized("10m", "32Mi", "128Mi") },
+      cainjector: { replicaCount: 1, resources: sized("10m", "64Mi", "256Mi") },
+      startupapicheck: { resources: sized("10m", "32Mi", "128Mi") },
+      crds: { enabled: true, keep: true },
+    });
     expect(values(release(result, "trust-manager"))).toEqual({
       // 10250: a private control plane reaches nodes only on 443 and 10250.
       app: { trust: { namespace: "cert-manager" }, webhook: { port: 10250 } },
+      replicaCount: 1,
+      resources: sized("25m", "64Mi", "256Mi"),
+      defaultPackage: { resources: sized("25m", "64Mi", "256Mi") },
       crds: { enabled: true, keep: true },
     });
   });
@@ -191,13 +216,64 @@ describe("Linkerd with cert-manager, dev", () => {
 });
 
 describe("options", () => {
-  test("prod: HA control plane", async () => {
+  test("prod: HA control plane, all of Linkerd's values-ha.yaml", async () => {
     const result = await renderPlatform({ tier: "prod", mesh: { kind: "linkerd" } });
     expect(values(release(result, "linkerd-control-plane"))).toMatchObject({
       controllerReplicas: 3,
       enablePodAntiAffinity: true,
       enablePodDisruptionBudget: true,
+      controller: { podDisruptionBudget: { maxUnavailable: 1 } },
+      deploymentStrategy: { rollingUpdate: { maxUnavailable: 1, maxSurge: "25%" } },
       webhookFailurePolicy: "Fail",
+      highAvailability: true,
+    });
+    // cert-manager's best practice: controller 2, webhook 3, cainjector 2, each kept through a drain and spread.
+    const cm = values(release(result, "cert-manager")) as Record<string, Record<string, unknown>>;
+    expect([cm.replicaCount, cm.webhook.replicaCount, cm.cainjector.replicaCount]).toEqual([2, 3, 2]);
+    expect(cm.podDisruptionBudget).toEqual({ enabled: true, minAvailable: 1 });
+    expect(cm.webhook.topologySpreadConstraints).toEqual([
+      {
+        maxSkew: 1,
+        topologyKey: "topology.kubernetes.io/zone",
+        whenUnsatisfiable: "ScheduleAnyway",
+        labelSelector: {
+          matchLabels: {
+            "app.kubernetes.io/name": "webhook",
+            "app.kubernetes.io/instance": "cert-manager",
+            "app.kubernetes.io/component": "webhook",
+          },
+        },
+      },
+      {
+        maxSkew: 1,
+        topologyKey: "kubernetes.io/hostname",
+        whenUnsatisfiable: "ScheduleAnyway",
+        labelSelector: {
+          matchLabels: {
+            "app.kubernetes.io/name": "webhook",
+            "app.kubernetes.io/instance": "cert-manager",
+            "app.kubernetes.io/component": "webhook",
+          },
+        },
+      },
+    ]);
+    expect(values(release(result, "trust-manager"))).toMatchObject({
+      replicaCount: 2,
+      podDisruptionBudget: { enabled: true, minAvailable: 1 },
+    });
+  });
+
+  test("sizing is tunable per environment: the proxy's memory, the controllers' replicas", async () => {
+    const result = await renderPlatform({
+      tier: "prod",
+      mesh: { kind: "linkerd" },
+      sizing: { proxy: { memory: "64Mi", memoryLimit: "512Mi" }, linkerdControlPlane: { replicas: 5 } },
+    });
+    expect(values(release(result, "linkerd-control-plane"))).toMatchObject({
+      proxy: {
+        resources: { cpu: { request: "100m", limit: "" }, memory: { request: "64Mi", limit: "512Mi" } },
+      },
+      controllerReplicas: 5,
     });
   });
 
@@ -212,6 +288,10 @@ describe("options", () => {
     });
     expect(values(release(result, "kube-prometheus-stack"))).toMatchObject({
       nodeExporter: { enabled: false },
+      // Its rules would query an exporter that is not there.
+      defaultRules: {
+        rules: { windows: false, nodeExporterAlerting: false, nodeExporterRecording: false, node: false },
+      },
     });
   });
 
@@ -226,13 +306,23 @@ describe("options", () => {
       mesh: { kind: "linkerd", dashboard: true },
       monitoring: { backend: "prometheus" },
     });
+    const resources = { cpu: { request: "100m", limit: "" }, memory: { request: "50Mi", limit: "250Mi" } };
     expect(values(release(result, "linkerd-viz"))).toEqual({
       linkerdNamespace: "linkerd",
       prometheus: { enabled: false },
       prometheusUrl: "http://kube-prometheus-stack-prometheus.monitoring.svc.cluster.local:9090",
       createNamespaceMetadataJob: false,
-      tap: { externalSecret: true, injectCaFrom: "linkerd-viz/tap" },
-      tapInjector: { externalSecret: true, injectCaFrom: "linkerd-viz/tap-injector" },
+      metricsAPI: { resources },
+      tap: { resources, replicas: 1, externalSecret: true, injectCaFrom: "linkerd-viz/tap" },
+      tapInjector: { resources, externalSecret: true, injectCaFrom: "linkerd-viz/tap-injector" },
+      dashboard: { resources },
+    });
+    // What viz's CLI install annotates: `linkerd viz check` finds the external Prometheus there.
+    expect(object(result, "Namespace", "linkerd-viz").inputs.metadata).toMatchObject({
+      annotations: {
+        "viz.linkerd.io/external-prometheus":
+          "http://kube-prometheus-stack-prometheus.monitoring.svc.cluster.local:9090",
+      },
     });
     for (const [name, secret] of [
       ["tap", "tap-k8s-tls"],
@@ -253,9 +343,12 @@ describe("options", () => {
 
   test("linkerd-cni on GKE: binaries in /home/kubernetes/bin, control plane with cniEnabled", async () => {
     const result = await renderPlatform({ mesh: { kind: "linkerd", cni: true } });
+    const resources = { cpu: { request: "10m", limit: "" }, memory: { request: "32Mi", limit: "128Mi" } };
     expect(values(release(result, "linkerd-cni"))).toEqual({
       destCNIBinDir: "/home/kubernetes/bin",
       destCNINetDir: "/etc/cni/net.d",
+      resources,
+      repairController: { resources },
     });
     expect(values(release(result, "linkerd-control-plane"))).toMatchObject({ cniEnabled: true });
     expect(release(result, "linkerd-control-plane").dependsOn).toContain(release(result, "linkerd-cni").key);
@@ -389,4 +482,24 @@ test("tracing: proxies and controllers export to the user's OpenTelemetry collec
     },
     controller: { tracing: { enabled: true } },
   });
+});
+
+test("namespaces without meshed pods are outside Linkerd's webhooks; meshed ones and Istio's are not touched", async () => {
+  const labelsOf = (r: RenderResult, n: string) =>
+    (object(r, "Namespace", n).inputs.metadata as { labels?: Record<string, string> }).labels ?? {};
+  const shop = { name: "shop", image: "shop:1", port: 8080, expose: { host: "shop.example.com" } };
+  const linkerd = await renderPlatform({
+    tier: "prod",
+    mesh: { kind: "linkerd" },
+    monitoring: { backend: "prometheus" },
+    apps: [shop],
+  });
+  // Every Linkerd webhook's namespaceSelector skips this label (charts/linkerd-control-plane/values.yaml).
+  for (const n of ["monitoring", "cert-manager", "gateway"])
+    expect(labelsOf(linkerd, n)).toMatchObject({ "config.linkerd.io/admission-webhooks": "disabled" });
+  expect(labelsOf(linkerd, "shop")).not.toHaveProperty("config.linkerd.io/admission-webhooks");
+  // Istio's webhooks select by opt-in labels only: nothing to exclude.
+  const istio = await renderPlatform({ tier: "prod", mesh: { kind: "istio" }, apps: [shop] });
+  for (const n of ["monitoring", "cert-manager", "gateway"])
+    expect(labelsOf(istio, n)).not.toHaveProperty("config.linkerd.io/admission-webhooks");
 });

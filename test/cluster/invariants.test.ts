@@ -324,32 +324,164 @@ describe("certificates-renewed", () => {
 });
 
 describe("production-sizing", () => {
-  const pdb = (name: string, ns: string, labels: Record<string, string>) =>
+  const pdb = (
+    name: string,
+    ns: string,
+    labels: Record<string, string>,
+    budget: Json = { minAvailable: 1 },
+  ) =>
     object("policy/v1", "PodDisruptionBudget", name, ns, {
-      spec: { minAvailable: 1, selector: { matchLabels: labels } },
+      spec: { ...budget, selector: { matchLabels: labels } },
     });
+  // What the jetstack charts render from topologySpreadConstraints (templates/deployment.yaml).
+  const spread = (
+    o: KubeObject,
+    labels: Record<string, string>,
+    topologyKey = "topology.kubernetes.io/zone",
+  ) => {
+    const spec = o.spec as { template: { spec: Json } };
+    spec.template.spec.topologySpreadConstraints = [
+      {
+        maxSkew: 1,
+        topologyKey,
+        whenUnsatisfiable: "ScheduleAnyway",
+        labelSelector: { matchLabels: labels },
+      },
+    ];
+    return o;
+  };
+  const findings = (platform: KubeObject[], releases: TemplatedRelease[] = []) =>
+    check(platform, releases, "prod")
+      .filter((f) => f.invariant === "production-sizing")
+      .map((f) => [f.object, f.message.split(":")[0]]);
 
-  test("in prod: requests on every container, two control-plane replicas, a budget for every replicated workload", () => {
+  test("in prod: requests and a memory limit on every container, two control-plane replicas, a budget for every replicated workload", () => {
     const cm = deployment("cert-manager", "cert-manager", { containers: [{ name: "controller" }] });
     const app = deployment("shop", "shop", { replicas: 3, containers: [{ name: "shop", resources: sized }] });
-    const findings = check([app], [release("cert-manager", "cert-manager", "cert-manager", [cm])], "prod");
-    expect(
-      findings
-        .filter((f) => f.invariant === "production-sizing")
-        .map((f) => [f.object, f.message.split(":")[0]]),
-    ).toEqual([
+    expect(findings([app], [release("cert-manager", "cert-manager", "cert-manager", [cm])])).toEqual([
       ["Deployment shop/shop", "runs several replicas but no PodDisruptionBudget selects them"],
       ["Deployment cert-manager/cert-manager", "containers without CPU and memory requests"],
+      ["Deployment cert-manager/cert-manager", "containers without a memory limit"],
       ["Deployment cert-manager/cert-manager", "is a control plane (release cert-manager) with 1 replica"],
     ]);
   });
 
-  test("sized, replicated and budgeted passes; dev is not judged", () => {
-    const cm = deployment("cert-manager", "cert-manager", {
-      replicas: 2,
-      containers: [{ name: "controller", resources: sized }],
+  test("requests without a memory limit are a finding: a leak would take the node's memory", () => {
+    const app = deployment("shop", "shop", {
+      containers: [{ name: "shop", resources: { requests: { cpu: "100m", memory: "128Mi" } } }],
     });
-    const budget = pdb("cert-manager", "cert-manager", { app: "cert-manager" });
+    expect(findings([app])).toEqual([["Deployment shop/shop", "containers without a memory limit"]]);
+  });
+
+  test("a budget that keeps no replica, or lets none go, is a finding; one that keeps one and lets one go is not", () => {
+    const labels = { app: "shop" };
+    const app = () =>
+      deployment("shop", "shop", { replicas: 2, containers: [{ name: "shop", resources: sized }] });
+    expect(findings([app(), pdb("shop", "shop", labels, { maxUnavailable: 2 })])).toEqual([
+      ["Deployment shop/shop", "its PodDisruptionBudget shop keeps none of its 2 replicas through a drain"],
+    ]);
+    // policy/v1 has no default: a budget with neither field keeps nothing.
+    expect(findings([app(), pdb("shop", "shop", labels, {})])).toEqual([
+      ["Deployment shop/shop", "its PodDisruptionBudget shop keeps none of its 2 replicas through a drain"],
+    ]);
+    expect(findings([app(), pdb("shop", "shop", labels, { minAvailable: "100%" })])).toEqual([
+      ["Deployment shop/shop", "its PodDisruptionBudget shop lets none of its 2 replicas go"],
+    ]);
+    expect(findings([app(), pdb("shop", "shop", labels, { maxUnavailable: 0 })])).toEqual([
+      ["Deployment shop/shop", "its PodDisruptionBudget shop lets none of its 2 replicas go"],
+    ]);
+    expect(findings([app(), pdb("shop", "shop", labels, { maxUnavailable: 1 })])).toEqual([]);
+    expect(findings([app(), pdb("shop", "shop", labels, { minAvailable: "50%" })])).toEqual([]);
+  });
+
+  test("a replicated control plane must spread across zones; a spread by node only, or selecting other pods, does not count", () => {
+    const labels = { app: "cert-manager" };
+    const cm = () =>
+      deployment("cert-manager", "cert-manager", {
+        replicas: 2,
+        containers: [{ name: "controller", resources: sized }],
+      });
+    const budget = pdb("cert-manager", "cert-manager", labels);
+    const of = (o: KubeObject) =>
+      findings([], [release("cert-manager", "cert-manager", "cert-manager", [o, budget])]);
+    expect(of(cm())).toEqual([
+      [
+        "Deployment cert-manager/cert-manager",
+        "runs several replicas of a control plane but nothing spreads them across zones",
+      ],
+    ]);
+    expect(of(spread(cm(), labels, "kubernetes.io/hostname"))).toHaveLength(1);
+    expect(of(spread(cm(), { app: "other" }))).toHaveLength(1);
+    expect(of(spread(cm(), labels))).toEqual([]);
+    // Linkerd's values-ha anti-affinity (charts/partials/templates/_affinity.tpl): preferred on the zone.
+    const affine = cm();
+    (affine.spec as { template: { spec: Json } }).template.spec.affinity = {
+      podAntiAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          {
+            weight: 100,
+            podAffinityTerm: {
+              labelSelector: { matchExpressions: [{ key: "app", operator: "In", values: ["cert-manager"] }] },
+              topologyKey: "topology.kubernetes.io/zone",
+            },
+          },
+        ],
+      },
+    };
+    expect(of(affine)).toEqual([]);
+  });
+
+  test("an autoscaled control plane counts its autoscaler's minimum", () => {
+    const labels = { app: "istiod" };
+    const istiod = spread(
+      deployment("istiod", "istio-system", { containers: [{ name: "discovery", resources: sized }] }),
+      labels,
+    );
+    const hpa = (min: number) =>
+      object("autoscaling/v2", "HorizontalPodAutoscaler", "istiod", "istio-system", {
+        spec: { scaleTargetRef: { kind: "Deployment", name: "istiod" }, minReplicas: min, maxReplicas: 5 },
+      });
+    const of = (min: number) =>
+      findings(
+        [],
+        [
+          release("istiod", "istiod", "istio-system", [
+            istiod,
+            hpa(min),
+            pdb("istiod", "istio-system", labels),
+          ]),
+        ],
+      );
+    expect(of(1)).toEqual([
+      ["Deployment istio-system/istiod", "is a control plane (release istiod) with 1 replica"],
+    ]);
+    expect(of(2)).toEqual([]);
+  });
+
+  test("a Prometheus or Alertmanager without resources is a finding: its operator makes its pods", () => {
+    const prometheus = (resources?: Json) =>
+      object("monitoring.coreos.com/v1", "Prometheus", "kube-prometheus-stack-prometheus", "monitoring", {
+        spec: { replicas: 1, ...(resources ? { resources } : {}) },
+      });
+    expect(findings([prometheus()])).toEqual([
+      [
+        "Prometheus monitoring/kube-prometheus-stack-prometheus",
+        "sets no CPU and memory requests and memory limit for the pods its operator makes",
+      ],
+    ]);
+    expect(findings([prometheus(sized)])).toEqual([]);
+  });
+
+  test("sized, replicated, spread and budgeted passes; dev is not judged", () => {
+    const labels = { app: "cert-manager" };
+    const cm = spread(
+      deployment("cert-manager", "cert-manager", {
+        replicas: 2,
+        containers: [{ name: "controller", resources: sized }],
+      }),
+      labels,
+    );
+    const budget = pdb("cert-manager", "cert-manager", labels);
     const releases = [release("cert-manager", "cert-manager", "cert-manager", [cm, budget])];
     expect(of(check([], releases, "prod"), "production-sizing")).toEqual([]);
     const bare = deployment("cert-manager", "cert-manager", { containers: [{ name: "controller" }] });

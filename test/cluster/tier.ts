@@ -20,6 +20,7 @@ import {
 } from "../matrix";
 import { renderCrossings } from "./renderCrossings";
 import { knownFailures, type KnownFailure } from "./knownFailures";
+import { checkQueries, renderQueries, type QueryFinding } from "./queries";
 
 /**
  * The cluster tier and the combination matrix: every stack, every example, and every combination of
@@ -36,6 +37,11 @@ import { knownFailures, type KnownFailure } from "./knownFailures";
  * CLUSTER_TIER_ONLY=<text> runs only the renders whose label contains it (while working on one
  * finding; known failures that do not occur there are then not reported as stale).
  *
+ * Beside the invariants, the dashboard consistency check (test/cluster/queries.ts, `queries-served`): every
+ * dashboard the render links or its mesh ships, and every rule in its object set, asks only for series its
+ * monitors produce. The dashboards are read from ../shared/reference/upstream/dashboards; where they are
+ * missing the dashboards are skipped, saying why, and the rules are still checked.
+ *
  * CHARTS_DIR names the chart folder (default ../shared/reference/charts), HELM the helm binary (default:
  * helm on PATH, or the one .ci/run builds). Where either is missing, the tier skips and says why; with
  * CI=true it fails instead.
@@ -44,7 +50,7 @@ import { knownFailures, type KnownFailure } from "./knownFailures";
 interface Occurrence {
   readonly target: string;
   readonly kubeVersion: string;
-  readonly finding: ClusterFinding;
+  readonly finding: ClusterFinding | QueryFinding;
 }
 
 const root = path.resolve(__dirname, "../..");
@@ -82,6 +88,8 @@ async function main(): Promise<number> {
   let sets = 0;
   let releases = 0;
   let refused = 0;
+  let queriesSkipped: string | undefined;
+  let queriesChecked = 0;
   for (const [i, target] of targets.entries()) {
     let result;
     try {
@@ -114,6 +122,11 @@ async function main(): Promise<number> {
       releases += set.releases.length;
       for (const finding of checkClusterInvariants(set))
         occurrences.push({ target: target.label, kubeVersion, finding });
+      const { queries, missing: noDashboards } = renderQueries(set);
+      queriesSkipped ??= noDashboards;
+      queriesChecked += queries.reduce((n, q) => n + q.exprs.length, 0);
+      for (const finding of checkQueries(set, queries))
+        occurrences.push({ target: target.label, kubeVersion, finding });
     }
     if ((i + 1) % 100 === 0) console.log(`  ${i + 1}/${targets.length} targets`);
   }
@@ -127,6 +140,7 @@ async function main(): Promise<number> {
       `  object sets: ${sets} (each rendered target at ${versions.length} Kubernetes versions: ${versions.join(", ")})`,
       `  releases templated: ${releases} (${templater.runs} distinct helm runs)`,
       `  invariants checked: ${invariantCount} on each object set = ${invariantCount * sets}`,
+      `  dashboard and rule queries checked against the monitors: ${queriesChecked}${queriesSkipped ? ` (dashboards skipped: ${queriesSkipped})` : ""}`,
       `  findings: ${occurrences.length}, all known: ${unexpected.length === 0}; known failures listed: ${knownFailures.length}`,
       `  wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`,
     ].join("\n"),

@@ -333,3 +333,149 @@ test("platform:gcp is rejected rather than silently replaced by gcp:project and 
     "platform:gcp: is not a platform key",
   );
 });
+
+describe("sizing: a production profile per tier, tunable, refused where it cannot hold", () => {
+  test("prod: highAvailability on, the profile's replicas; dev: one of each, the same requests and limits", () => {
+    const prod = config({ tier: "prod" }).sizing;
+    expect(prod.highAvailability).toBe(true);
+    expect([
+      prod.certManager.replicas,
+      prod.certManagerWebhook.replicas,
+      prod.certManagerCainjector.replicas,
+      prod.trustManager.replicas,
+      prod.ingressController.replicas,
+      prod.linkerdControlPlane.replicas,
+      prod.prometheus.replicas,
+    ]).toEqual([2, 3, 2, 2, 2, 3, 1]);
+    expect(prod.proxy).toEqual({ cpu: "100m", memory: "20Mi", memoryLimit: "250Mi" });
+    const dev = config({ tier: "dev" }).sizing;
+    expect(dev.highAvailability).toBe(false);
+    expect([
+      dev.certManager.replicas,
+      dev.certManagerWebhook.replicas,
+      dev.linkerdControlPlane.replicas,
+    ]).toEqual([1, 1, 1]);
+    expect(dev.certManager).toEqual({ ...prod.certManager, replicas: 1 });
+  });
+
+  test("the proxy's profile follows the mesh: Istio's chart defaults for its sidecar", () => {
+    expect(config({ tier: "prod", mesh: { kind: "istio" } }).sizing.proxy).toEqual({
+      cpu: "100m",
+      memory: "128Mi",
+      memoryLimit: "1024Mi",
+    });
+  });
+
+  test("mesh.highAvailability follows sizing.highAvailability unless set", () => {
+    expect(config({ tier: "dev", sizing: { highAvailability: true } }).mesh.highAvailability).toBe(true);
+    expect(config({ tier: "prod", sizing: { highAvailability: false } }).mesh.highAvailability).toBe(false);
+    const split = config({ tier: "prod", mesh: { kind: "linkerd", highAvailability: false } });
+    expect([split.sizing.highAvailability, split.mesh.highAvailability]).toEqual([true, false]);
+    expect(split.sizing.linkerdControlPlane.replicas).toBe(1);
+  });
+
+  test("a user's numbers win over the profile, field by field", () => {
+    const s = config({ tier: "prod", sizing: { prometheus: { memory: "8Gi", memoryLimit: "12Gi" } } }).sizing;
+    expect(s.prometheus).toEqual({ replicas: 1, cpu: "500m", memory: "8Gi", memoryLimit: "12Gi" });
+  });
+
+  test("one replica of a control plane while highAvailability is on is refused, naming what it would lose", () => {
+    expect(messageOf(input({ tier: "prod", sizing: { certManagerWebhook: { replicas: 1 } } }))).toBe(
+      [
+        "Invalid environment config in Pulumi.test.yaml:",
+        "  platform:sizing.certManagerWebhook.replicas: is 1, but sizing.highAvailability is on: cert-manager's webhook would lose its last replica to a node drain",
+        "    allowed: 2 or more while highAvailability is on",
+        "    fix: raise platform:sizing.certManagerWebhook.replicas to 2 or more, or set platform:sizing.highAvailability to false",
+      ].join("\n"),
+    );
+    const [p] = problems(input({ tier: "prod", sizing: { linkerdControlPlane: { replicas: 1 } } }));
+    expect(p.problem).toContain("but mesh.highAvailability is on");
+    // Without highAvailability, one replica is what was asked for.
+    expect(
+      config({ tier: "dev", sizing: { certManagerWebhook: { replicas: 1 } } }).sizing.certManagerWebhook
+        .replicas,
+    ).toBe(1);
+    // Monitoring is not a control plane: one Prometheus is the profile.
+    expect(config({ tier: "prod", sizing: { prometheus: { replicas: 1 } } }).sizing.prometheus.replicas).toBe(
+      1,
+    );
+  });
+
+  test("a request above its limit is refused: the API server rejects the pod", () => {
+    expect(problems(input({ sizing: { proxy: { memory: "512Mi" } } }))).toEqual([
+      {
+        path: "platform:sizing.proxy.memory",
+        problem: 'memory request "512Mi" is above its limit "250Mi"; the API server rejects such a pod',
+        allowed: "a memory request at most the limit",
+        fix: "set platform:sizing.proxy.memory at most platform:sizing.proxy.memoryLimit",
+      },
+    ]);
+    expect(
+      problems(input({ sizing: { istiod: { cpu: "2", cpuLimit: "1500m" } }, mesh: { kind: "istio" } })),
+    ).toEqual([
+      {
+        path: "platform:sizing.istiod.cpu",
+        problem: 'cpu request "2" is above its limit "1500m"; the API server rejects such a pod',
+        allowed: "a cpu request at most the limit",
+        fix: "set platform:sizing.istiod.cpu at most platform:sizing.istiod.cpuLimit",
+      },
+    ]);
+  });
+
+  test("quantities are checked as Kubernetes writes them; agents take no replicas", () => {
+    expect(problems(input({ sizing: { proxy: { memory: "20MB" } } }))).toEqual([
+      {
+        path: "platform:sizing.proxy.memory",
+        problem: '"20MB" is not valid',
+        allowed: "a memory quantity such as 128Mi or 2Gi",
+        fix: "set platform:sizing.proxy.memory to a memory quantity such as 128Mi or 2Gi",
+      },
+    ]);
+    const [cpu] = problems(input({ sizing: { proxy: { cpu: "100 m" } } }));
+    expect(cpu.allowed).toBe("a CPU quantity such as 100m or 2");
+    const [replicas] = problems(input({ sizing: { nodeExporter: { replicas: 2 } } }));
+    expect(replicas.path).toBe("platform:sizing.nodeExporter.replicas");
+  });
+
+  test("sizing a workload the environment does not run is refused, never ignored", () => {
+    expect(problems(input({ mesh: { kind: "linkerd" }, sizing: { istiod: { replicas: 2 } } }))).toEqual([
+      {
+        path: "platform:sizing.istiod",
+        problem: "is set, but this environment does not run istiod, so it would have no effect",
+        fix: "remove platform:sizing.istiod",
+      },
+    ]);
+    expect(
+      problems(input({ cluster: { mode: "autopilot" }, sizing: { nodeExporter: { memory: "64Mi" } } })).map(
+        (p) => [p.path, p.problem],
+      ),
+    ).toContainEqual([
+      "platform:sizing.nodeExporter",
+      "is set, but this environment does not run kube-prometheus-stack (not on Autopilot), so it would have no effect",
+    ]);
+    expect(
+      problems(input({ ingress: { kind: "gke-gateway" }, sizing: { ingressController: { replicas: 3 } } })),
+    ).toEqual([
+      {
+        path: "platform:sizing.ingressController",
+        problem:
+          "is set, but this environment does not run traefik or ingress-nginx, so it would have no effect",
+        fix: "remove platform:sizing.ingressController",
+      },
+    ]);
+  });
+});
+
+test("mesh dashboards need the platform's Grafana and a mesh that publishes them", () => {
+  expect(problems(input({ mesh: { kind: "none" }, monitoring: { meshDashboards: true } }))).toEqual([
+    {
+      path: "platform:monitoring.meshDashboards",
+      problem:
+        'is true, but the dashboards go into the platform\'s Grafana (monitoring.backend "prometheus") for a mesh that publishes them (Linkerd, Istio); here the backend is "prometheus" and the mesh "none"',
+      fix: 'set platform:monitoring.backend to "prometheus" with a mesh, or remove platform:monitoring.meshDashboards',
+    },
+  ]);
+  expect(
+    config({ mesh: { kind: "istio" }, monitoring: { meshDashboards: true } }).monitoring.meshDashboards,
+  ).toBe(true);
+});

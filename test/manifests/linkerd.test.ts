@@ -272,9 +272,10 @@ describe("monitors", () => {
     }
   });
 
-  test("the controller regex keeps every pinned control-plane admin port and drops the proxy's", () => {
+  test("the controller regex keeps every pinned control-plane admin port and viz's, and drops the proxy's", () => {
     const keep = new RegExp(`^(?:${controllerPortRegex})$`);
-    for (const port of linkerdFacts.controlPlaneAdminPorts) expect(keep.test(port)).toBe(true);
+    for (const port of [...linkerdFacts.controlPlaneAdminPorts, linkerdFacts.extensionAdminPort])
+      expect(keep.test(port)).toBe(true);
     expect(keep.test(linkerdFacts.proxyAdminPort)).toBe(true); // kept by the first rule, then dropped:
     const [, drop] = (
       find(operator, "PodMonitor", "linkerd-controller").spec?.podMetricsEndpoints as {
@@ -306,6 +307,12 @@ describe("monitors", () => {
       "linkerd",
       "linkerd-viz",
     ]);
+    // viz's components carry linkerd.io/extension and serve metrics on `admin` (viz templates/*.yaml).
+    expect(gmp.find((o) => o.metadata.namespace === "linkerd-viz")?.spec).toEqual({
+      selector: { matchExpressions: [{ key: "linkerd.io/extension", operator: "Exists" }] },
+      endpoints: [{ port: "admin", interval: "10s" }],
+      targetLabels: { metadata: ["pod", "container"], fromPod: [{ from: "component", to: "component" }] },
+    });
   });
 
   test("Managed Prometheus gets the same targets by port name", () => {
@@ -329,6 +336,26 @@ describe("monitors", () => {
     expect(find(gmp, "ClusterPodMonitoring", "linkerd-proxy").spec?.endpoints).toEqual([
       { port: "linkerd-admin", interval: "10s" },
     ]);
+    // The job is the monitor's name (linkerd-proxy), as the dashboards query. A ClusterPodMonitoring adds
+    // `namespace` only when listed; the pod labels the PodMonitor maps are copied one by one.
+    expect(find(gmp, "ClusterPodMonitoring", "linkerd-proxy").spec?.targetLabels).toEqual({
+      metadata: ["namespace", "pod", "container", "top_level_controller_name", "top_level_controller_type"],
+      fromPod: [
+        { from: "linkerd.io/proxy-deployment", to: "deployment" },
+        { from: "linkerd.io/proxy-daemonset", to: "daemonset" },
+        { from: "linkerd.io/proxy-statefulset", to: "statefulset" },
+        { from: "linkerd.io/proxy-replicaset", to: "replicaset" },
+        { from: "linkerd.io/proxy-replicationcontroller", to: "replicationcontroller" },
+        { from: "linkerd.io/proxy-cronjob", to: "cronjob" },
+        { from: "linkerd.io/proxy-job", to: "k8s_job" },
+        { from: "linkerd.io/control-plane-ns", to: "control_plane_ns" },
+        { from: "linkerd.io/workload-ns", to: "workload_ns" },
+      ],
+    });
+    expect(find(gmp, "PodMonitoring", "linkerd-controller").spec?.targetLabels).toEqual({
+      metadata: ["pod", "container"],
+      fromPod: [{ from: "linkerd.io/control-plane-component", to: "component" }],
+    });
   });
 });
 
@@ -388,9 +415,32 @@ describe("monitors", () => {
       ]);
     });
 
-    test("the PodMonitor specs equal the pinned chart's own template, rendered with its defaults", () => {
+    test("the PodMonitor specs equal the pinned chart's own template, but for the job label and viz's admin port", () => {
+      // Two deliberate differences, each what viz's own scrape config (viz/charts/linkerd-viz/templates/
+      // prometheus.yaml) does and Linkerd's dashboards need: the job is the monitor's name (job="linkerd-proxy"),
+      // not the operator's <namespace>/<name>; and the controller job keeps `.*admin$`, so viz's `admin` ports too.
+      const expected = renderChartPodMonitors("linkerd").map((m) => {
+        const spec = m.spec as { podMetricsEndpoints: { relabelings: Record<string, unknown>[] }[] };
+        return [
+          m.metadata.name,
+          {
+            ...spec,
+            podMetricsEndpoints: spec.podMetricsEndpoints.map((e) => ({
+              ...e,
+              relabelings: [
+                ...e.relabelings.map((r) =>
+                  m.metadata.name === "linkerd-controller" && r.regex === ".*-admin$"
+                    ? { ...r, regex: ".*admin$" }
+                    : r,
+                ),
+                { action: "replace", targetLabel: "job", replacement: m.metadata.name },
+              ],
+            })),
+          },
+        ];
+      });
       expect(monitors.filter((m) => m.kind === "PodMonitor").map((m) => [m.metadata.name, m.spec])).toEqual(
-        renderChartPodMonitors("linkerd").map((m) => [m.metadata.name, m.spec]),
+        expected,
       );
     });
   },

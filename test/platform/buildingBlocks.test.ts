@@ -23,8 +23,17 @@ test("CertManager: cert-manager and trust-manager, each installing and keeping i
     new CertManager("cm", { trustManager: true, provider: provider() });
   });
   expect(releases(r)).toEqual(["cert-manager", "trust-manager"]);
-  expect(values(release(r, "cert-manager"))).toEqual({ crds: { enabled: true, keep: true } });
-  expect(values(release(r, "trust-manager"))).toMatchObject({ crds: { enabled: true, keep: true } });
+  // On its own: the profile's resources, one replica each.
+  expect(values(release(r, "cert-manager"))).toMatchObject({
+    crds: { enabled: true, keep: true },
+    replicaCount: 1,
+    webhook: { replicaCount: 1 },
+    cainjector: { replicaCount: 1 },
+  });
+  expect(values(release(r, "trust-manager"))).toMatchObject({
+    crds: { enabled: true, keep: true },
+    replicaCount: 1,
+  });
   expect(find(r, "Namespace", "cert-manager").inputs.metadata).toMatchObject({
     labels: { "pod-security.kubernetes.io/enforce": "restricted" },
   });
@@ -90,7 +99,37 @@ test("Prometheus: kube-prometheus-stack owning its CRDs, and where monitors go",
   const r = await render(() => {
     monitoring = new Prometheus("prom", { provider: provider() }).monitoring;
   });
-  expect(values(release(r, "kube-prometheus-stack"))).toEqual({ crds: { enabled: true } });
+  const sized = (cpu: string, memory: string, limit: string) => ({
+    requests: { cpu, memory },
+    limits: { memory: limit },
+  });
+  const helper = sized("10m", "50Mi", "128Mi");
+  expect(values(release(r, "kube-prometheus-stack"))).toEqual({
+    // What GKE runs itself and does not expose, and what is never installed, is neither scraped nor alerted on.
+    kubeControllerManager: { enabled: false },
+    kubeScheduler: { enabled: false },
+    kubeEtcd: { enabled: false },
+    kubeProxy: { enabled: false },
+    coreDns: { enabled: false },
+    windowsMonitoring: { enabled: false },
+    defaultRules: { rules: { windows: false } },
+    prometheus: { prometheusSpec: { replicas: 1, resources: sized("500m", "2Gi", "4Gi") } },
+    alertmanager: { alertmanagerSpec: { replicas: 1, resources: sized("10m", "64Mi", "256Mi") } },
+    prometheusOperator: {
+      resources: sized("50m", "64Mi", "256Mi"),
+      prometheusConfigReloader: { resources: helper },
+      admissionWebhooks: { patch: { resources: helper } },
+    },
+    grafana: {
+      replicas: 1,
+      resources: sized("50m", "128Mi", "512Mi"),
+      sidecar: { resources: helper },
+      downloadDashboards: { resources: helper },
+    },
+    "kube-state-metrics": { replicas: 1, resources: sized("10m", "64Mi", "256Mi") },
+    "prometheus-node-exporter": { resources: sized("10m", "32Mi", "128Mi") },
+    crds: { enabled: true },
+  });
   expect(monitoring).toMatchObject({
     backend: "prometheus-operator",
     selectorLabels: { release: "kube-prometheus-stack" },

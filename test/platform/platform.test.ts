@@ -58,7 +58,7 @@ describe("overrides without forking", () => {
         charts: { "cert-manager": { values: { crds: { keep: false } }, overrideCrdFlags: true } },
       },
     });
-    expect(values(release(result, "cert-manager"))).toEqual({ crds: { enabled: true, keep: false } });
+    expect(values(release(result, "cert-manager"))).toMatchObject({ crds: { enabled: true, keep: false } });
     expect(
       () =>
         new Platform("p", {

@@ -1,11 +1,16 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { istioProxySizing, sizingProfile, type Sizing } from "../../config";
 import {
+  containerResources,
   deepMerge,
   deployChart,
   newChart,
   pinnedRelease,
+  single,
+  jetstackWorkload,
   standaloneCharts,
+  zoneSpread,
   type CertManagerRef,
   type ChartContext,
   type MonitoringRef,
@@ -22,6 +27,7 @@ import {
   istioCaName,
   istioCaNames,
   istioCsrRootsDir,
+  istioScrapeOptOut,
   istioTrustDomain,
 } from "./manifests";
 
@@ -45,6 +51,11 @@ export interface IstioArgs {
   readonly highAvailability?: boolean;
   /** Trust the previous root too, during a root rotation (docs/istio.md). @default false */
   readonly previousTrustAnchor?: boolean;
+  /**
+   * Replicas, requests and limits of istiod, istio-csr, istio-cni, ztunnel and every sidecar
+   * (docs/configuration.md, "Sizing"). @default the platform's profile, one replica each
+   */
+  readonly sizing?: IstioSizing;
   /** CRD owners and the user's chart overrides. @default the base chart owns Istio's CRDs; GKE the Gateway API */
   readonly charts?: ChartContext;
   /** cert-manager with trust-manager: the CA and istio-csr's certificates come from it, the roots istio-csr pins from trust-manager. */
@@ -53,7 +64,23 @@ export interface IstioArgs {
   readonly provider: k8s.Provider;
   /** Where istiod's and the proxies' metrics go. @default no monitors */
   readonly monitoring?: MonitoringRef;
+  /**
+   * An ingress controller runs with an Istio sidecar (Traefik, ingress-nginx): with ambient, the only
+   * sidecars, which the proxies' monitor scrapes. @default false
+   */
+  readonly sidecarIngress?: boolean;
 }
+
+/** The sizing Istio's charts read. */
+export type IstioSizing = Pick<Sizing, "proxy" | "istiod" | "istioCsr" | "istioCni" | "ztunnel">;
+
+const standaloneSizing: IstioSizing = {
+  proxy: istioProxySizing,
+  istiod: single(sizingProfile.istiod),
+  istioCsr: single(sizingProfile.istioCsr),
+  istioCni: sizingProfile.istioCni,
+  ztunnel: sizingProfile.ztunnel,
+};
 
 /** The data-plane choices istiod, istio-csr and the CNI read. */
 type DataPlane = Pick<IstioArgs, "dataplane" | "cni" | "nativeSidecars">;
@@ -63,9 +90,11 @@ const gke = { global: { platform: "gke" } };
 
 /** istiod values: identity from istio-csr, GKE platform, Gateway API on, native sidecars, HA in prod. */
 export function istiodValues(
-  args: DataPlane & Pick<IstioArgs, "highAvailability">,
+  args: DataPlane & Pick<IstioArgs, "highAvailability" | "sizing">,
   revision?: string,
 ): Values {
+  const s = args.sizing ?? standaloneSizing;
+  const replicas = args.highAvailability ? Math.max(2, s.istiod.replicas) : s.istiod.replicas;
   return deepMerge(
     {
       // GKE's platform profile (files/profile-platform-gke.yaml).
@@ -84,18 +113,38 @@ export function istiodValues(
     // is what lets meshed namespaces enforce baseline (values.yaml cni.enabled).
     usesCni(args) ? { cni: { enabled: true } } : {},
     args.dataplane === "ambient" ? { profile: "ambient" } : {},
-    // Two istiods at least: injection and config survive a node loss.
-    args.highAvailability ? { autoscaleMin: 2, replicaCount: 2 } : {},
+    {
+      // The chart's autoscaler (autoscaleEnabled, on by default) owns the replica count, so its minimum is
+      // the replica count; replicaCount is ignored while it is on (templates/deployment.yaml at 1.30.3).
+      // Two or more in HA: injection and config survive a node loss; the chart's PodDisruptionBudget
+      // (pdb.minAvailable 1) renders only when autoscaleMin > 1 (templates/poddisruptionbudget.yaml).
+      autoscaleMin: replicas,
+      resources: containerResources(s.istiod),
+      // Every sidecar's istio-proxy (global.proxy.resources, files/injection-template.yaml).
+      global: { proxy: { resources: containerResources(s.proxy) } },
+    },
+    // Its pods carry app: istiod and istio.io/rev (templates/deployment.yaml).
+    replicas > 1
+      ? {
+          topologySpreadConstraints: zoneSpread({ app: "istiod", "istio.io/rev": revision ?? "default" }),
+        }
+      : {},
   );
 }
 
 /** istio-csr values: sign with the platform's istio-ca Issuer, for every istiod revision. */
 export function istioCsrValues(
-  args: Pick<IstioArgs, "dataplane" | "revisions" | "highAvailability">,
+  args: Pick<IstioArgs, "dataplane" | "revisions" | "highAvailability" | "sizing">,
 ): Values {
+  const s = args.sizing ?? standaloneSizing;
+  // Every workload certificate (one hour) comes from istio-csr: in prod never from a single pod, and a
+  // drain keeps one (templates/poddisruptionbudget.yaml at v0.17.0; pods labelled app: cert-manager-istio-csr).
+  const sizing = {
+    ...s.istioCsr,
+    replicas: args.highAvailability ? Math.max(2, s.istioCsr.replicas) : s.istioCsr.replicas,
+  };
   return {
-    // Every workload certificate comes from istio-csr: in prod, never from a single pod.
-    ...(args.highAvailability ? { replicaCount: 2 } : {}),
+    ...jetstackWorkload(sizing, { app: istioCsrRelease }),
     app: {
       certmanager: {
         namespace: istioNamespace,
@@ -215,6 +264,7 @@ export class Istio extends pulumi.ComponentResource {
             cniBinDir: "/home/kubernetes/bin",
             // GKE admits system-node-critical pods outside kube-system only with a ResourceQuota for them.
             resourceQuotas: { enabled: true },
+            resources: containerResources((args.sizing ?? standaloneSizing).istioCni),
             ...(ambient ? { profile: "ambient" } : {}),
           }),
           dependsOn: [this.base],
@@ -250,6 +300,9 @@ export class Istio extends pulumi.ComponentResource {
           // Certificates for the pods on each node come from istio-csr too.
           caAddress: istioFacts.csrAddress,
           profile: "ambient",
+          resources: containerResources((args.sizing ?? standaloneSizing).ztunnel),
+          // Scraped by its own monitor (IstioMonitors), not a second time by the proxies'.
+          ...(args.monitoring ? { podLabels: { ...istioScrapeOptOut } } : {}),
           ...(revisionValue(args.defaultRevision) ? { revision: revisionValue(args.defaultRevision) } : {}),
         }),
         dependsOn: [this.injector, ...(cniRelease ? [cniRelease] : [])],
@@ -267,6 +320,8 @@ export class Istio extends pulumi.ComponentResource {
         namespace: istioNamespace,
         backend: args.monitoring.backend,
         selectorLabels: args.monitoring.selectorLabels,
+        ztunnel: ambient,
+        sidecars: !ambient || (args.sidecarIngress ?? false),
       });
       new CertificateAlerts(monitors, "identity-alerts", {
         ...args.monitoring,

@@ -91,6 +91,12 @@ export function istioMesh(config: MeshConfig): Mesh {
     // istio-csr reads its pinned roots from a trust-manager Bundle.
     needsTrustManager: true,
     webhookPorts: charts.istiod.webhookPorts ?? [],
+    grafanaDashboards: Object.fromEntries(
+      Object.entries({
+        ...istioFacts.grafanaDashboards,
+        ...(ambient ? istioFacts.ambientGrafanaDashboards : {}),
+      }).map(([name, file]) => [`istio-${name}`, { url: `${istioFacts.grafanaDashboardsUrl}/${file}` }]),
+    ),
     namespaceEnrolment: ambient
       ? { labels: { [ambientModeLabel]: "ambient" }, annotations: {} }
       : // Either label, never both: with both, istio-injection silently wins over istio.io/rev.
@@ -99,6 +105,10 @@ export function istioMesh(config: MeshConfig): Mesh {
           annotations: {},
         },
     meshedPodSecurity,
+    // istiod's injection webhooks are called only for namespaces or pods that opt in (istio-injection,
+    // istio.io/rev, sidecar.istio.io/inject; templates/mutatingwebhook.yaml at 1.30.3) and its validator
+    // only for Istio's own kinds: nothing else to exclude.
+    unmanagedNamespaceLabels: {},
     jobPodMetadata: ambient
       ? { labels: {}, annotations: {} } // no sidecar to outlive the Job
       : // ENABLE_NATIVE_SIDECARS defaults to "auto" (every node's kubelet >= 1.33); per pod it is forced.

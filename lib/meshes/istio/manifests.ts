@@ -187,29 +187,44 @@ export interface IstioMonitorsProps {
   readonly namespace: string;
   readonly backend: "prometheus-operator" | "managed-prometheus";
   readonly selectorLabels: Record<string, string>;
+  /** ztunnel runs (the ambient data plane): it gets its own monitor. @default false */
+  readonly ztunnel?: boolean;
+  /**
+   * Some pod runs an Istio sidecar, which the proxies' monitor scrapes; with ambient only a meshed ingress
+   * controller does, and a monitor of sidecars that never run would scrape nothing. @default true
+   */
+  readonly sidecars?: boolean;
 }
+
+/**
+ * The pod label that keeps a pod out of Istio's envoy-stats-monitor (its selector: `istio-prometheus-ignore`
+ * DoesNotExist); ztunnel carries it, so its own monitor is its only scrape.
+ */
+export const istioScrapeOptOut = { [istioFacts.scrapeIgnoreLabel]: "true" } as const;
 
 /** Istio's own Prometheus Operator objects (samples/addons/extras/prometheus-operator.yaml), or their Managed Prometheus equivalents. */
 export class IstioMonitors extends Construct {
   constructor(scope: Construct, id: string, props: IstioMonitorsProps) {
     super(scope, id);
     const ns = props.namespace;
+    const sidecars = props.sidecars ?? true;
     if (props.backend === "prometheus-operator") {
-      new PodMonitor(this, "envoy", {
-        metadata: {
-          name: "envoy-stats-monitor",
-          namespace: ns,
-          labels: { monitoring: "istio-proxies", ...props.selectorLabels },
-        },
-        spec: {
-          selector: { matchExpressions: [{ key: istioFacts.scrapeIgnoreLabel, operator: "DoesNotExist" }] },
-          namespaceSelector: { any: true },
-          jobLabel: "envoy-stats",
-          podMetricsEndpoints: [
-            { path: istioFacts.proxyMetricsPath, interval: "15s", relabelings: envoyRelabelings },
-          ],
-        },
-      });
+      if (sidecars)
+        new PodMonitor(this, "envoy", {
+          metadata: {
+            name: "envoy-stats-monitor",
+            namespace: ns,
+            labels: { monitoring: "istio-proxies", ...props.selectorLabels },
+          },
+          spec: {
+            selector: { matchExpressions: [{ key: istioFacts.scrapeIgnoreLabel, operator: "DoesNotExist" }] },
+            namespaceSelector: { any: true },
+            jobLabel: "envoy-stats",
+            podMetricsEndpoints: [
+              { path: istioFacts.proxyMetricsPath, interval: "15s", relabelings: envoyRelabelings },
+            ],
+          },
+        });
       new ServiceMonitor(this, "components", {
         metadata: {
           name: "istio-component-monitor",
@@ -224,6 +239,30 @@ export class IstioMonitors extends Construct {
           endpoints: [{ port: istioFacts.istiodMonitoringPort, interval: "15s" }],
         },
       });
+      if (props.ztunnel) {
+        new PodMonitor(this, "ztunnel", {
+          metadata: { name: "ztunnel", namespace: ns, labels: { ...props.selectorLabels } },
+          spec: {
+            selector: { matchLabels: { app: "ztunnel" } },
+            podMetricsEndpoints: [
+              {
+                port: istioFacts.ztunnelMetricsPort,
+                path: istioFacts.proxyMetricsPath,
+                interval: "15s",
+                // Istio's ztunnel dashboard selects `app="ztunnel"` (manifests/addons/dashboards/ztunnel.libsonnet).
+                relabelings: [
+                  {
+                    action: "replace",
+                    sourceLabels: ["__meta_kubernetes_pod_label_app"],
+                    targetLabel: "app",
+                  },
+                  { action: "replace", targetLabel: "job", replacement: "ztunnel" },
+                ],
+              },
+            ],
+          },
+        });
+      }
       return;
     }
     new PodMonitoring(this, "istiod", {
@@ -233,24 +272,40 @@ export class IstioMonitors extends Construct {
         // not `istio: pilot` (istiod chart templates/deployment.yaml at 1.30.3).
         selector: { matchLabels: { app: "istiod" } },
         endpoints: [{ port: 15014, interval: "15s" }],
+        // Istio's control-plane dashboard selects `app="istiod"`, which the sample's ServiceMonitor takes
+        // from the Service (targetLabels: [app]); Managed Prometheus copies it from the pod.
+        targetLabels: { fromPod: [{ from: "app", to: "app" }] },
       },
     });
-    new ClusterPodMonitoring(this, "proxies", {
-      metadata: { name: "istio-proxies" },
-      spec: {
-        // Every injected pod carries this label (the sidecar injector template); an app scraped by its own
-        // monitor (metrics merging) is skipped, as Istio's own envoy-stats-monitor skips it.
-        selector: {
-          matchExpressions: [
-            { key: "security.istio.io/tlsMode", operator: "Exists" },
-            { key: istioFacts.scrapeIgnoreLabel, operator: "DoesNotExist" },
+    if (props.ztunnel) {
+      new PodMonitoring(this, "ztunnel", {
+        metadata: { name: "ztunnel", namespace: ns },
+        spec: {
+          selector: { matchLabels: { app: "ztunnel" } },
+          endpoints: [
+            { port: istioFacts.ztunnelMetricsPort, path: istioFacts.proxyMetricsPath, interval: "15s" },
+          ],
+          targetLabels: { fromPod: [{ from: "app", to: "app" }] },
+        },
+      });
+    }
+    if (sidecars)
+      new ClusterPodMonitoring(this, "proxies", {
+        metadata: { name: "istio-proxies" },
+        spec: {
+          // Every injected pod carries this label (the sidecar injector template); an app scraped by its own
+          // monitor (metrics merging) is skipped, as Istio's own envoy-stats-monitor skips it.
+          selector: {
+            matchExpressions: [
+              { key: "security.istio.io/tlsMode", operator: "Exists" },
+              { key: istioFacts.scrapeIgnoreLabel, operator: "DoesNotExist" },
+            ],
+          },
+          endpoints: [
+            { port: istioFacts.proxyMetricsPort, path: istioFacts.proxyMetricsPath, interval: "15s" },
           ],
         },
-        endpoints: [
-          { port: istioFacts.proxyMetricsPort, path: istioFacts.proxyMetricsPath, interval: "15s" },
-        ],
-      },
-    });
+      });
   }
 }
 

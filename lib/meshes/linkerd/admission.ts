@@ -44,6 +44,17 @@ function proxyContainer(pod: AdmittedPod, values: Readonly<Record<string, unknow
   };
 }
 
+/** The owner label's suffix for each workload kind (pkg/k8s/labels.go at edge-26.8.3). */
+const proxyOwnerLabel: Readonly<Record<string, string>> = {
+  Deployment: "deployment",
+  ReplicaSet: "replicaset",
+  ReplicationController: "replicationcontroller",
+  StatefulSet: "statefulset",
+  DaemonSet: "daemonset",
+  Job: "job",
+  CronJob: "cronjob",
+};
+
 export const linkerdAdmission: MeshAdmission = {
   mesh: "linkerd",
   proxyConfigChart: "linkerd-control-plane",
@@ -82,6 +93,11 @@ export const linkerdAdmission: MeshAdmission = {
         // pkg/k8s/labels.go: ControllerNSLabel, ProxyDeploymentLabel and WorkloadNamespaceLabel.
         "linkerd.io/control-plane-ns": "linkerd",
         "linkerd.io/workload-ns": pod.namespaceLabels["kubernetes.io/metadata.name"] ?? "",
+        // The owner's kind and name, which the proxy monitor maps as `deployment`, `k8s_job`, ...
+        // (pkg/inject/inject.go, pkg/k8s/labels.go ProxyDeploymentLabel and siblings).
+        ...(proxyOwnerLabel[pod.workloadKind]
+          ? { [`linkerd.io/proxy-${proxyOwnerLabel[pod.workloadKind]}`]: pod.workload }
+          : {}),
       },
       annotations: { "linkerd.io/inject": "enabled" },
     };

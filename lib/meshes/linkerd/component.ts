@@ -1,11 +1,13 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { sizingProfile, type ResourceSizing, type Sizing } from "../../config";
 import {
   deepMerge,
   deployChart,
   newChart,
   objectKey,
   pinnedRelease,
+  single,
   standaloneCharts,
   type CertManagerRef,
   type ChartContext,
@@ -31,8 +33,13 @@ export interface LinkerdArgs {
   readonly cni?: boolean;
   /** Run proxies as native sidecars, so meshed Jobs finish. @default true */
   readonly nativeSidecars?: boolean;
-  /** The replica, spreading and disruption part of Linkerd's values-ha.yaml, and a failing injector webhook. @default false */
+  /** Linkerd's values-ha.yaml: replicas, anti-affinity, disruption budgets, a failing injector webhook. @default false */
   readonly highAvailability?: boolean;
+  /**
+   * Replicas, requests and limits of the control plane, every proxy, linkerd-viz and linkerd-cni
+   * (docs/configuration.md, "Sizing"). @default the platform's profile (values-ha.yaml's numbers), one replica each
+   */
+  readonly sizing?: LinkerdSizing;
   /** Install linkerd-viz, reading metrics from `prometheusUrl`. @default false */
   readonly dashboard?: boolean;
   /** Trust the previous trust anchor too, during an anchor rotation (docs/linkerd.md). @default false */
@@ -77,14 +84,34 @@ export interface LinkerdArgs {
   readonly monitoring?: MonitoringRef;
 }
 
-/** linkerd-control-plane values for cert-manager-issued identity, plus HA and tracing when asked. */
+/** The sizing Linkerd's charts read. */
+export type LinkerdSizing = Pick<Sizing, "proxy" | "linkerdControlPlane" | "linkerdViz" | "linkerdCni">;
+
+const standaloneSizing: LinkerdSizing = {
+  proxy: sizingProfile.proxy,
+  linkerdControlPlane: single(sizingProfile.linkerdControlPlane),
+  linkerdViz: single(sizingProfile.linkerdViz),
+  linkerdCni: sizingProfile.linkerdCni,
+};
+
+/** Resources in Linkerd's shape (charts/partials/templates/_resources.tpl): an empty limit is no limit. */
+export function linkerdResources(s: ResourceSizing): Values {
+  return {
+    cpu: { request: s.cpu, limit: s.cpuLimit ?? "" },
+    memory: { request: s.memory, limit: s.memoryLimit },
+  };
+}
+
+/** linkerd-control-plane values for cert-manager-issued identity, its sizing, plus HA and tracing when asked. */
 export function controlPlaneValues(
   args: Pick<
     LinkerdArgs,
-    "cni" | "nativeSidecars" | "highAvailability" | "tracing" | "clusterNetworks" | "probeNetworks"
+    "cni" | "nativeSidecars" | "highAvailability" | "tracing" | "clusterNetworks" | "probeNetworks" | "sizing"
   >,
 ): Values {
   const t = args.tracing;
+  const s = args.sizing ?? standaloneSizing;
+  const controller = linkerdResources(s.linkerdControlPlane);
   return deepMerge(
     {
       identity: {
@@ -108,14 +135,34 @@ export function controlPlaneValues(
       // are generated at template time for 365 days and renewed only by a chart upgrade.
       ...webhookCertificateValues(linkerdNamespace, linkerdFacts.webhooks.controlPlane),
     },
+    {
+      // Every proxy, and its init container (charts/partials/templates/_proxy.tpl, _proxy-init.tpl,
+      // _network-validator.tpl all read proxy.resources); values-ha.yaml's numbers by default.
+      proxy: { resources: linkerdResources(s.proxy) },
+      // Each controller container reads its own key (templates/destination.yaml: destinationResources,
+      // spValidatorResources, policyController.resources; identity.yaml, proxy-injector.yaml,
+      // heartbeat.yaml); values-ha.yaml gives them all controllerResources.
+      destinationResources: controller,
+      spValidatorResources: controller,
+      policyController: { resources: controller },
+      identityResources: controller,
+      proxyInjectorResources: controller,
+      heartbeatResources: controller,
+      controllerReplicas: args.highAvailability
+        ? Math.max(2, s.linkerdControlPlane.replicas)
+        : s.linkerdControlPlane.replicas,
+    },
     args.highAvailability
       ? {
-          // The replica and spreading part of Linkerd's values-ha.yaml: survive a node loss without losing identity, destination or injection.
-          controllerReplicas: 3,
+          // The rest of Linkerd's values-ha.yaml: survive a node loss without losing identity, destination or injection.
           enablePodAntiAffinity: true,
           enablePodDisruptionBudget: true,
-          // With three injector replicas, never let a pod start unmeshed because the webhook was unreachable.
+          controller: { podDisruptionBudget: { maxUnavailable: 1 } },
+          deploymentStrategy: { rollingUpdate: { maxUnavailable: 1, maxSurge: "25%" } },
+          // With several injector replicas, never let a pod start unmeshed because the webhook was unreachable.
           webhookFailurePolicy: "Fail",
+          // `linkerd check` runs its HA checks when linkerd-config says so (pkg/healthcheck/healthcheck.go isHA).
+          highAvailability: true,
         }
       : {},
     t
@@ -134,6 +181,37 @@ export function controlPlaneValues(
           controller: { tracing: { enabled: true } },
         }
       : {},
+  );
+}
+
+/**
+ * linkerd-viz values: the stack's Prometheus instead of viz's own, its sizing, and values-ha.yaml's
+ * replicas, anti-affinity and disruption budgets with highAvailability.
+ */
+export function vizValues(args: Pick<LinkerdArgs, "prometheusUrl" | "highAvailability" | "sizing">): Values {
+  const s = args.sizing ?? standaloneSizing;
+  const resources = linkerdResources(s.linkerdViz);
+  return deepMerge(
+    {
+      linkerdNamespace,
+      // The stack's Prometheus, not viz's own (2-edge/tasks/external-prometheus.md).
+      prometheus: { enabled: false },
+      prometheusUrl: args.prometheusUrl ?? "",
+      // The platform creates the namespace with its labels; no Job needs to patch them.
+      createNamespaceMetadataJob: false,
+      // viz/charts/linkerd-viz/values-ha.yaml: every component's resources; tap (the aggregated API
+      // `kubectl` discovery calls) three replicas; the others serve the dashboard and run once.
+      metricsAPI: { resources },
+      tap: {
+        resources,
+        replicas: args.highAvailability ? Math.max(2, s.linkerdViz.replicas) : s.linkerdViz.replicas,
+      },
+      tapInjector: { resources },
+      dashboard: { resources },
+      ...(args.highAvailability ? { enablePodAntiAffinity: true, enablePodDisruptionBudget: true } : {}),
+    },
+    // tap's and tap-injector's serving certificates from cert-manager, as the control plane's.
+    webhookCertificateValues(linkerdVizNamespace, linkerdFacts.webhooks.viz),
   );
 }
 
@@ -183,6 +261,9 @@ export class Linkerd extends pulumi.ComponentResource {
         name: linkerdVizNamespace,
         podSecurity: linkerdPodSecurity(cni),
         labels: { "linkerd.io/extension": "viz" },
+        // The namespace viz's CLI install makes (viz/charts/linkerd-viz/templates/namespace.yaml): `linkerd viz
+        // check` and the viz commands read the external Prometheus from it (viz/pkg/labels/labels.go).
+        annotations: args.prometheusUrl ? { "viz.linkerd.io/external-prometheus": args.prometheusUrl } : {},
       });
     }
     const namespaces = new Map([...retained, ...deployChart(`${name}-ns`, nsChart, base)]);
@@ -207,7 +288,13 @@ export class Linkerd extends pulumi.ComponentResource {
           namespace: linkerdCniNamespace,
           // GKE's Container-Optimized OS keeps CNI binaries in /home/kubernetes/bin, not /opt/cni/bin
           // (linkerd2 #2174); the chart's default would install a plugin the kubelet never runs.
-          values: { destCNIBinDir: "/home/kubernetes/bin", destCNINetDir: "/etc/cni/net.d" },
+          values: {
+            destCNIBinDir: "/home/kubernetes/bin",
+            destCNINetDir: "/etc/cni/net.d",
+            // The installer and, when on, the repair controller (templates/cni-plugin.yaml).
+            resources: linkerdResources((args.sizing ?? standaloneSizing).linkerdCni),
+            repairController: { resources: linkerdResources((args.sizing ?? standaloneSizing).linkerdCni) },
+          },
           charts,
           dependsOn: [ns(linkerdCniNamespace)],
         })
@@ -287,16 +374,7 @@ export class Linkerd extends pulumi.ComponentResource {
         chart: "linkerdViz",
         name: "linkerd-viz",
         namespace: linkerdVizNamespace,
-        values: {
-          linkerdNamespace,
-          // The stack's Prometheus, not viz's own (2-edge/tasks/external-prometheus.md).
-          prometheus: { enabled: false },
-          prometheusUrl: args.prometheusUrl ?? "",
-          // The platform creates the namespace with its labels; no Job needs to patch them.
-          createNamespaceMetadataJob: false,
-          // tap's and tap-injector's serving certificates from cert-manager, as the control plane's.
-          ...webhookCertificateValues(linkerdVizNamespace, linkerdFacts.webhooks.viz),
-        },
+        values: vizValues(args),
         charts,
         dependsOn: [
           this.controlPlane,

@@ -66,6 +66,11 @@ export function linkerdMesh(config: MeshConfig): Mesh {
       },
     },
     meshedPodSecurity,
+    // Every Linkerd webhook (proxy injector, service profile and policy validators) skips namespaces with
+    // this label (proxyInjector.namespaceSelector, profileValidator and policyValidator namespaceSelector in
+    // charts/linkerd-control-plane/values.yaml at edge-26.8.3); with webhookFailurePolicy Fail in HA, a
+    // control-plane outage would otherwise block Prometheus' pods and every HTTPRoute write in the Gateway's namespace.
+    unmanagedNamespaceLabels: { "config.linkerd.io/admission-webhooks": "disabled" },
     // With native sidecars Kubernetes stops the proxy when the Job's app exits; without them the proxy
     // would keep the pod running forever, so the Job's pods are taken out of the mesh instead.
     jobPodMetadata: config.nativeSidecars

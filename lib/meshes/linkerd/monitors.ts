@@ -15,8 +15,30 @@ export interface LinkerdMonitorsProps {
   readonly extensionNamespaces?: readonly string[];
 }
 
-/** Keeps the control-plane admin ports (`dest-admin`, `ident-admin`, ...), never the proxies' `linkerd-admin`. */
-export const controllerPortRegex = ".*-admin$";
+/**
+ * Keeps the control-plane admin ports (`dest-admin`, `ident-admin`, ...) and linkerd-viz's (`admin`), never
+ * the proxies' `linkerd-admin` (dropped next): viz's own scrape config (viz/charts/linkerd-viz/templates/
+ * prometheus.yaml, job linkerd-controller). The chart's PodMonitor keeps `.*-admin$`, which misses viz.
+ */
+export const controllerPortRegex = ".*admin$";
+
+/** The service mirror's admin port (`ctrl-admin`), as the chart's PodMonitor and viz's scrape config keep it. */
+export const serviceMirrorPortRegex = ".*-admin$";
+
+/**
+ * Pod labels the proxy PodMonitor maps onto series (`linkerd.io/proxy-deployment` as `deployment`, ...),
+ * which Linkerd's dashboards query: Managed Prometheus copies the same ones (targetLabels.fromPod), since
+ * it has no labelmap. The injector sets them (pkg/k8s/labels.go at edge-26.8.3).
+ */
+export const proxyPodLabels: readonly { from: string; to: string }[] = [
+  ...["deployment", "daemonset", "statefulset", "replicaset", "replicationcontroller", "cronjob"].map(
+    (kind) => ({ from: `linkerd.io/proxy-${kind}`, to: kind }),
+  ),
+  // The proxy PodMonitor's special case: a Job's label becomes k8s_job, not job.
+  { from: "linkerd.io/proxy-job", to: "k8s_job" },
+  { from: "linkerd.io/control-plane-ns", to: "control_plane_ns" },
+  { from: "linkerd.io/workload-ns", to: "workload_ns" },
+];
 
 /**
  * Scrape targets for the Linkerd control plane and every proxy, as the pinned chart's own PodMonitor
@@ -36,8 +58,16 @@ export class LinkerdMonitors extends Construct {
         labels: { "linkerd.io/control-plane-ns": ns, ...props.selectorLabels },
       });
       // honorTimestamps false, as the chart: scrape time, so restarted pods' samples are not dropped as duplicates.
-      const endpoint = (relabelings: RelabelConfig[]) => [
-        { interval, scrapeTimeout: interval, honorTimestamps: false, relabelings },
+      // The job is the monitor's name, as in viz's own scrape config and Linkerd's dashboards
+      // (job="linkerd-proxy", job="linkerd-controller"); the Prometheus Operator would make it
+      // `<namespace>/<name>`, and user relabelings run after its own (pkg/prometheus/promcfg.go at v0.93.0).
+      const endpoint = (job: string, relabelings: RelabelConfig[]) => [
+        {
+          interval,
+          scrapeTimeout: interval,
+          honorTimestamps: false,
+          relabelings: [...relabelings, { action: "replace" as const, targetLabel: "job", replacement: job }],
+        },
       ];
       const dropProxyAdmin: RelabelConfig = {
         sourceLabels: ["__meta_kubernetes_pod_container_port_name"],
@@ -55,7 +85,7 @@ export class LinkerdMonitors extends Construct {
           // The chart's default namespaceSelector: the control plane and linkerd-viz.
           namespaceSelector: { matchNames: [ns, "linkerd-viz"] },
           selector: { matchLabels: {} },
-          podMetricsEndpoints: endpoint([
+          podMetricsEndpoints: endpoint("linkerd-controller", [
             {
               sourceLabels: ["__meta_kubernetes_pod_container_port_name"],
               action: "keep",
@@ -71,22 +101,40 @@ export class LinkerdMonitors extends Construct {
         spec: {
           namespaceSelector: { any: true },
           selector: { matchLabels: {} },
-          podMetricsEndpoints: endpoint(proxyRelabelings(ns)),
+          podMetricsEndpoints: endpoint("linkerd-proxy", proxyRelabelings(ns)),
         },
       });
       return;
     }
 
-    // Managed Service for Prometheus scrapes by port name (one endpoint per admin port) and cannot map
-    // pod labels as the PodMonitor's labelmap rules do; PodMonitoring selects only in its own namespace.
+    // Managed Service for Prometheus scrapes by port name (one endpoint per admin port), names the job
+    // after the monitor (prometheus-engine pod_config.go at v0.17.2) and has no labelmap: the pod labels
+    // the dashboards query are copied one by one (targetLabels.fromPod). PodMonitoring selects only in its
+    // own namespace, and always adds `namespace`.
     for (const namespace of [ns, ...(props.extensionNamespaces ?? [])]) {
+      const extension = namespace !== ns;
       new PodMonitoring(this, `controller-${namespace}`, {
         metadata: { name: "linkerd-controller", namespace },
-        spec: {
-          selector: { matchExpressions: [{ key: "linkerd.io/control-plane-component", operator: "Exists" }] },
-          endpoints: linkerdFacts.controlPlaneAdminPorts.map((port) => ({ port, interval })),
-          targetLabels: { metadata: ["pod", "container"] },
-        },
+        spec: extension
+          ? {
+              // linkerd-viz's components: label linkerd.io/extension, port `admin` (viz templates/*.yaml).
+              selector: { matchExpressions: [{ key: "linkerd.io/extension", operator: "Exists" }] },
+              endpoints: [{ port: linkerdFacts.extensionAdminPort, interval }],
+              targetLabels: {
+                metadata: ["pod", "container"],
+                fromPod: [{ from: "component", to: "component" }],
+              },
+            }
+          : {
+              selector: {
+                matchExpressions: [{ key: "linkerd.io/control-plane-component", operator: "Exists" }],
+              },
+              endpoints: linkerdFacts.controlPlaneAdminPorts.map((port) => ({ port, interval })),
+              targetLabels: {
+                metadata: ["pod", "container"],
+                fromPod: [{ from: "linkerd.io/control-plane-component", to: "component" }],
+              },
+            },
       });
     }
     new ClusterPodMonitoring(this, "proxy", {
@@ -98,7 +146,15 @@ export class LinkerdMonitors extends Construct {
         },
         endpoints: [{ port: linkerdFacts.proxyAdminPort, interval }],
         targetLabels: {
-          metadata: ["pod", "container", "top_level_controller_name", "top_level_controller_type"],
+          // `namespace` only where listed: a ClusterPodMonitoring adds it only then (pod_types.go ClusterTargetLabels).
+          metadata: [
+            "namespace",
+            "pod",
+            "container",
+            "top_level_controller_name",
+            "top_level_controller_type",
+          ],
+          fromPod: proxyPodLabels,
         },
       },
     });

@@ -19,6 +19,7 @@ export function noMesh(config: MeshConfig): Mesh {
     webhookPorts: [],
     namespaceEnrolment: { labels: {}, annotations: {} },
     meshedPodSecurity: "restricted",
+    unmanagedNamespaceLabels: {},
     jobPodMetadata: { labels: {}, annotations: {} },
     acmeSolverPod: { labels: {}, annotations: {} },
     probesThroughPolicy: false,
