@@ -585,7 +585,11 @@ describe("app metrics in ambient under STRICT mTLS: only a scraper in the mesh g
 
   test("PERMISSIVE (dev) needs no scraper in the mesh", async () => {
     const result = await renderPlatform({ mesh: { kind: "istio", dataplane: "ambient" }, apps: [metered] });
-    expect(values(release(result, "kube-prometheus-stack"))).not.toHaveProperty("prometheus");
+    expect(values(release(result, "kube-prometheus-stack"))).not.toHaveProperty([
+      "prometheus",
+      "prometheusSpec",
+      "podMetadata",
+    ]);
     expect(
       result.resources.filter(
         (r) =>
@@ -667,8 +671,16 @@ test("ambient: the sidecar monitor exists only where a sidecar runs (a meshed in
       .map((r) => (r.inputs.metadata as { name: string }).name)
       .sort();
   const traefik = { kind: "traefik", acme: { email: "a@example.com" } };
-  expect(await monitors({ kind: "gke-gateway" }, "prometheus")).toEqual(["ztunnel"]);
-  expect(await monitors(traefik, "prometheus")).toEqual(["envoy-stats-monitor", "traefik", "ztunnel"]);
+  // cert-manager's and trust-manager's own monitors are there with any mesh (certificate expiry alerts).
+  const certs = ["cert-manager", "trust-manager"];
+  expect(await monitors({ kind: "gke-gateway" }, "prometheus")).toEqual([...certs, "ztunnel"]);
+  expect(await monitors(traefik, "prometheus")).toEqual([
+    "cert-manager",
+    "envoy-stats-monitor",
+    "traefik",
+    "trust-manager",
+    "ztunnel",
+  ]);
   expect(await monitors({ kind: "gke-gateway" }, "managed-prometheus")).toEqual([]);
   expect(await monitors(traefik, "managed-prometheus")).toEqual(["istio-proxies"]);
 });
