@@ -646,6 +646,17 @@ describe("scrapes-pass-the-mesh", () => {
       spec: { selector: { matchLabels: { app: "shop" } }, portLevelMtls: { "8080": { mode: "PERMISSIVE" } } },
     });
     expect(of(check([ns, app, strict, port, appPort], [istiod]), "scrapes-pass-the-mesh")).toEqual([]);
+    // A pod whose sidecar intercepts no inbound port (an ingress controller's) takes the plain scrape.
+    const outboundOnly = deployment("shop", "shop", {
+      annotations: { "traffic.sidecar.istio.io/includeInboundPorts": "" },
+      containers: [{ name: "shop", ports: [{ name: "http", containerPort: 8080 }], resources: sized }],
+    });
+    expect(of(check([ns, outboundOnly, strict, appPort], [istiod]), "scrapes-pass-the-mesh")).toEqual([]);
+    const excluded = deployment("shop", "shop", {
+      annotations: { "traffic.sidecar.istio.io/excludeInboundPorts": "8080" },
+      containers: [{ name: "shop", ports: [{ name: "http", containerPort: 8080 }], resources: sized }],
+    });
+    expect(of(check([ns, excluded, strict, appPort], [istiod]), "scrapes-pass-the-mesh")).toEqual([]);
   });
 
   test("ambient under STRICT: only a scraper enrolled in the mesh gets through ztunnel", () => {

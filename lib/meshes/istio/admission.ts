@@ -60,6 +60,31 @@ function mtlsMode(scrape: MeshScrape): string {
   return scoped(scrape.namespace)?.mtls?.mode ?? scoped(rootNamespace)?.mtls?.mode ?? "PERMISSIVE";
 }
 
+/** Ports in a comma-separated annotation; `*` for every port. */
+const portList = (value: string | undefined): string[] | undefined =>
+  value === undefined
+    ? undefined
+    : value
+        .split(",")
+        .map((p) => p.trim())
+        .filter((p) => p !== "");
+
+/**
+ * Whether the sidecar intercepts inbound traffic on the scraped port: the pod's
+ * `traffic.sidecar.istio.io/includeInboundPorts` ("" intercepts nothing, `*` everything) and
+ * `excludeInboundPorts`, as the injection template hands them to istio-init or istio-validation
+ * (istio-discovery files/injection-template.yaml at 1.30.3). An uncaptured port never meets mTLS.
+ */
+function capturedInbound(scrape: MeshScrape): boolean {
+  const a = scrape.pod.annotations;
+  const port = scrape.portNumber !== undefined ? String(scrape.portNumber) : undefined;
+  const include = portList(a["traffic.sidecar.istio.io/includeInboundPorts"]);
+  if (include !== undefined && !include.includes("*") && (port === undefined || !include.includes(port)))
+    return false;
+  const exclude = portList(a["traffic.sidecar.istio.io/excludeInboundPorts"]);
+  return !(port !== undefined && exclude?.includes(port));
+}
+
 export const istioAdmission: MeshAdmission = {
   mesh: "istio",
   proxyConfigChart: "istiod",
@@ -78,6 +103,7 @@ export const istioAdmission: MeshAdmission = {
     if (mtlsMode(scrape) !== "STRICT") return undefined;
     // The sidecar's own ports take plain scrapes; the app's port takes mTLS only.
     if (scrape.sidecar && scrape.port !== undefined && proxyOwnPorts.has(scrape.port)) return undefined;
+    if (scrape.sidecar && !capturedInbound(scrape)) return undefined;
     if (scrape.captured && scrape.scraperInMesh !== false) return undefined;
     return scrape.sidecar
       ? `its port ${JSON.stringify(scrape.port ?? "(every port)")} takes only mTLS under STRICT, and Prometheus is outside the mesh: scrape the sidecar's merged metrics (15020, /stats/prometheus) instead`
