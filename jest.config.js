@@ -2,13 +2,16 @@
 module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
-  // Transpile only (isolatedModules in tsconfig.json); `npm run lint` type-checks.
+  // Transpile only, with swc (several times faster than ts-jest on a cold cache, as CI's is); `npm run
+  // lint` type-checks. The published schema packages are ES modules and jest runs CommonJS, so they are
+  // transpiled too.
   transform: {
-    "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }],
-    // The published schema packages are ES modules; jest runs CommonJS, so they are transpiled too.
-    "^.+\\.js$": [
-      "ts-jest",
-      { tsconfig: { allowJs: true, module: "commonjs", target: "ES2022", isolatedModules: true } },
+    "^.+\\.(ts|js)$": [
+      "@swc/jest",
+      {
+        jsc: { parser: { syntax: "typescript" }, target: "es2022" },
+        module: { type: "commonjs" },
+      },
     ],
   },
   transformIgnorePatterns: [

@@ -14,8 +14,8 @@ import {
 
 /**
  * What the validation tests and the cluster tier render: every stack, every stack of every example,
- * and a generated matrix of mesh x ingress x cluster mode x monitoring backend, plus the options the
- * matrix does not vary.
+ * the combination matrix (every mesh variant x ingress x monitoring backend x tier x deny by default),
+ * each cluster mode with each mesh, and the options the matrix does not vary.
  */
 
 const shop = {
@@ -26,30 +26,7 @@ const shop = {
   expose: { host: "shop.example.com" },
 };
 
-export const meshes = ["linkerd", "istio", "none"] as const;
-export const ingresses = ["gke-gateway", "traefik", "ingress-nginx", "gce-ingress"] as const;
-export const modes = ["standard", "autopilot", "existing"] as const;
 export const backends = ["prometheus", "managed-prometheus", "existing-prometheus", "none"] as const;
-
-export function matrixConfig(
-  mesh: string,
-  ingress: string,
-  mode: string,
-  backend: string,
-): Record<string, unknown> {
-  return {
-    tier: "prod",
-    cluster:
-      mode === "existing" ? { mode, existing: { name: "shared", location: "europe-west1" } } : { mode },
-    mesh: { kind: mesh },
-    ingress: {
-      kind: ingress,
-      ...(ingress === "traefik" || ingress === "ingress-nginx" ? { acme: { email: "a@example.com" } } : {}),
-    },
-    monitoring: { backend },
-    apps: [backend === "none" ? { ...shop, metrics: undefined } : shop],
-  };
-}
 
 /** Mesh policy with what the books example leaves out: a fault, a regional Google load balancer, PATCH. */
 function meshPolicyConfig(mesh: string): Record<string, unknown> {
@@ -360,21 +337,4 @@ export function clusterModeTargets(): RenderTarget[] {
 /** The options the combinations do not vary (mesh policy, tracing, the dashboard), as render targets. */
 export function extraTargets(): RenderTarget[] {
   return Object.entries(extras).map(([label, overrides]) => configTarget(label, overrides));
-}
-
-/** Every combination of the matrix, and the extras. */
-export function matrixTargets(): RenderTarget[] {
-  const out: RenderTarget[] = [];
-  for (const mesh of meshes)
-    for (const ingress of ingresses)
-      for (const mode of modes)
-        for (const backend of backends)
-          out.push(
-            configTarget(
-              `${mesh} x ${ingress} x ${mode} x ${backend}`,
-              matrixConfig(mesh, ingress, mode, backend),
-            ),
-          );
-  for (const [label, overrides] of Object.entries(extras)) out.push(configTarget(label, overrides));
-  return out;
 }

@@ -8,7 +8,9 @@ import {
   objectSetOf,
   type ClusterFinding,
 } from "../../lib/cluster";
-import { clusterInputOf } from "../../lib/render";
+import { clusterInputOf, kubernetesObjects } from "../../lib/render";
+import { checkInvariants, viewsOf } from "../../lib/safety";
+import { validateObjects, type KubeObjectLike } from "../validation/schemas";
 import { supportedKubernetes } from "../../lib/versions";
 import { ConfigError } from "../../lib/config";
 import {
@@ -26,8 +28,9 @@ import { checkQueries, renderQueries, type QueryFinding } from "./queries";
  * The cluster tier and the combination matrix: every stack, every example, and every combination of
  * mesh x ingress x monitoring backend x tier x deny by default (test/matrix.ts), plus each cluster mode
  * and the options the combinations leave out. A combination the platform cannot build must be refused
- * with its reason, one ConfigError naming each field; every other one renders, its deployment order
- * holds (renderCrossings), and each Helm release is templated by a real Helm 3 with its pinned chart
+ * with its reason, one ConfigError naming each field; every other one renders, its objects validate
+ * strictly against the published schemas, every safety invariant holds, its deployment order holds
+ * (renderCrossings), and each Helm release is templated by a real Helm 3 with its pinned chart
  * and the platform's exact values, at the lowest and highest Kubernetes version the platform supports,
  * joined with the platform's own objects and the proxies admission adds; every cluster invariant is
  * checked on each object set. Findings must be exactly the known failures
@@ -115,6 +118,12 @@ async function main(): Promise<number> {
       continue;
     }
     failures.push(...renderCrossings(result).map((p) => `${target.label}: ${p}`));
+    // Every object validates strictly against the published schemas, and every safety invariant holds.
+    for (const [object, problems] of await validateObjects(
+      kubernetesObjects(result).map((o) => o.inputs as KubeObjectLike),
+    ))
+      failures.push(`${target.label}: ${object}: ${problems.join("; ")}`);
+    failures.push(...checkInvariants(viewsOf(result)).map((v) => `${target.label}: ${v.message}`));
     const input = clusterInputOf(target.label, target.tier, result);
     for (const kubeVersion of versions) {
       const set = await objectSetOf(input, { templater, chartsDir, kubeVersion });

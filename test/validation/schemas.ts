@@ -181,22 +181,31 @@ export async function validateObject(object: KubeObjectLike): Promise<string[]> 
  * their kinds. Identical objects are checked once. Returns the problems by object.
  */
 export async function validateObjects(objects: readonly KubeObjectLike[]): Promise<Map<string, string[]>> {
+  const known = declarationFiles.size;
   for (const o of objects) {
     const module = modelModule(String(o.apiVersion), String(o.kind));
     if (module) declarationOf(module);
   }
-  program = undefined;
+  // The program is rebuilt only when new kinds bring new declaration files.
+  if (declarationFiles.size !== known) program = undefined;
   const problems = new Map<string, string[]>();
   const seen = new Set<string>();
   for (const o of objects) {
     const json = JSON.stringify(o);
     if (seen.has(json)) continue;
     seen.add(json);
-    const found = await validateObject(o);
+    let found = checked.get(json);
+    if (!found) {
+      found = await validateObject(o);
+      checked.set(json, found);
+    }
     if (found.length > 0) problems.set(label(o), [...(problems.get(label(o)) ?? []), ...found]);
   }
   return problems;
 }
+
+/** Every object checked so far, by its JSON: many renders share most of their objects. */
+const checked = new Map<string, string[]>();
 
 export function label(object: KubeObjectLike): string {
   const ns = typeof object.metadata?.namespace === "string" ? `${object.metadata.namespace}/` : "";
