@@ -179,7 +179,8 @@ const weekendWindow: Maintenance = { days: ["SA", "SU"], start: "02:00", hours: 
 
 export const tierDefaults: Record<Tier, TierDefaults> = {
   dev: {
-    // One zone: a zonal control plane is free of the regional cluster fee and nodes are not tripled.
+    // One zone: nodes are not tripled across three zones. (GKE's management fee is per cluster, zonal or
+    // regional; its free tier waives it for one zonal or Autopilot cluster per billing account.)
     zonal: true,
     // REGULAR gets new GKE versions weeks before STABLE, so dev meets them first.
     releaseChannel: "REGULAR",

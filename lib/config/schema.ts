@@ -133,7 +133,7 @@ export const nodePoolSchema = z.strictObject({
    * old one (in prod, set the pool's protect to false for that change). @default true in dev, false elsewhere
    */
   spot: z.boolean().optional(),
-  /** Boot disk size. @default 100 */
+  /** Boot disk size. @default 50 in dev, 100 elsewhere */
   diskSizeGb: z.int().min(10).max(65536).optional(),
   /** Kubernetes labels on the nodes. */
   labels: z.record(z.string(), z.string()).optional(),
@@ -191,7 +191,7 @@ export const clusterSchema = z.strictObject({
   mode: z.enum(clusterModes).optional(),
   /** Cluster name. @default `gke-<stack>` */
   name: resourceName.optional(),
-  /** Zone (zonal cluster) or region (regional). @default `<region>-b` in dev, the region elsewhere */
+  /** Zone (zonal cluster) or region (regional). @default `<region>-b` in dev, the region elsewhere and on Autopilot */
   location: checkedString(gcpLocationProblem).optional(),
   /** GKE release channel. @default REGULAR, STABLE in prod */
   releaseChannel: z.enum(releaseChannels).optional(),
@@ -225,7 +225,7 @@ export const clusterSchema = z.strictObject({
   managedPrometheus: z.boolean().optional(),
   /** NodeLocal DNSCache. @default true */
   nodeLocalDns: z.boolean().optional(),
-  /** Backup for GKE agent. @default true in staging and prod */
+  /** Backup for GKE agent. @default true in staging and prod, and wherever backups is set */
   backupAgent: z.boolean().optional(),
   /**
    * A Backup for GKE plan: every namespace on a schedule, Secrets and volume data included, encrypted
@@ -267,7 +267,10 @@ export const clusterSchema = z.strictObject({
     .optional(),
   /** GKE deletion protection. @default true in prod */
   deletionProtection: z.boolean().optional(),
-  /** Pulumi `protect` on the cluster, its KMS key and network. @default true in prod */
+  /**
+   * Pulumi `protect` on the cluster, the KMS key the platform creates, the node pools (unless a pool's
+   * own `protect` says otherwise) and the backup plan; not on the network. @default true in prod
+   */
   protect: z.boolean().optional(),
   /** Weekly maintenance window; null for "any time". @default SA,SU 02:00 UTC for 6h in staging and prod */
   maintenance: maintenanceSchema.nullable().optional(),
@@ -343,7 +346,7 @@ export const clusterSchema = z.strictObject({
 export const meshSchema = z.strictObject({
   /** Service mesh. @default linkerd */
   kind: z.enum(meshKinds).optional(),
-  /** Use the mesh's CNI plugin instead of a privileged init container. @default false */
+  /** Use the mesh's CNI plugin instead of a privileged init container. @default true with Istio ambient (istio-cni), false otherwise */
   cni: z.boolean().optional(),
   /** Istio data plane. @default sidecar */
   dataplane: z.enum(istioDataplanes).optional(),
@@ -427,7 +430,11 @@ export const crdsSchema = z.strictObject({
    * installs the Gateway API itself. Each CRD becomes its own resource, retained on delete.
    */
   gatewayApiBundleFile: z.string().min(1).optional(),
-  /** Prometheus Operator CRDs: pre-installed with an existing Prometheus. @default derived from monitoring.backend */
+  /**
+   * Prometheus Operator CRDs: `platform` (kube-prometheus-stack's, only with monitoring.backend
+   * prometheus) or `pre-installed` (an existing operator's; not with backend prometheus). @default
+   * platform with backend prometheus, pre-installed with existing-prometheus, none otherwise
+   */
   prometheusOperator: z.enum(crdOwnerDeclarations).optional(),
 });
 

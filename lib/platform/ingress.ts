@@ -75,8 +75,9 @@ export function edgeArgs(plan: Plan, subnetId?: pulumi.Input<string>): EdgeArgs 
 /**
  * Everything between the internet and the apps: Google's edge (addresses, SSL policies, managed
  * certificates), the in-cluster controller (Traefik or ingress-nginx) meshed for the environment's
- * mesh, the ACME issuer, the shared Gateway, and for each exposed app its Service (with the one NEG
- * annotation) and the objects each way of exposing it needs. Changing ingress.kind moves every app.
+ * mesh, the ACME issuer, the shared Gateway, and for each exposed app the objects each way of exposing
+ * it needs. The app's Service, with the one NEG annotation, is its `App`'s. Changing ingress.kind
+ * moves every app.
  */
 export class Ingress extends pulumi.ComponentResource {
   readonly edge?: Edge;
