@@ -4,7 +4,7 @@ import * as os from "os";
 import * as path from "path";
 
 /**
- * The package as a user gets it: `npm run pack` builds and packs the library; the tarball installs
+ * The package as a user gets it: `npm pack` builds (prepack) and packs the library; the tarball installs
  * into new consumer projects (one compiled as CommonJS, one as nodenext, neither with esModuleInterop
  * or skipLibCheck), which type-check and render with the package's own command; and an example copied
  * out of the repository installs from the tarball and renders. Installs come from the npm cache where
@@ -48,7 +48,7 @@ const install = (cwd: string, ...args: string[]) =>
 
 beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "package-"));
-  ok(run("npm", ["run", "pack", "--", "--pack-destination", tmp], root));
+  ok(run("npm", ["pack", "--pack-destination", tmp], root));
   tarball = path.join(tmp, `gke-mesh-platform-${rootPackage.version}.tgz`);
 }, 300_000);
 
