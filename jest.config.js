@@ -28,5 +28,8 @@ module.exports = {
       "<rootDir>/node_modules/@kubernetes-models/validate/dist/runtime/$1.js",
   },
   testTimeout: 60000,
+  // A test run leaves no temp folder behind (test/tempFolders.js).
+  globalSetup: "<rootDir>/test/globalSetup.js",
+  globalTeardown: "<rootDir>/test/globalTeardown.js",
   reporters: ["default", "<rootDir>/test/summaryReporter.js"],
 };

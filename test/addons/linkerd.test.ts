@@ -381,6 +381,7 @@ describe("options", () => {
 
 describe("Gateway API bundle owned by the platform", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-api-"));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
   const crd = (name: string, version: string, channel = "standard") => ({
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",

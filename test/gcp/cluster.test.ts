@@ -252,37 +252,41 @@ describe("existing cluster", () => {
 
   test("by kubeconfig file: its context is used, and a missing context is a config error", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kubeconfig-"));
-    const file = path.join(dir, "config");
-    fs.writeFileSync(
-      file,
-      gkeKubeconfig({ contextName: "kind-dev", endpoint: "127.0.0.1:6443", caCertificate: "Q0E=" }),
-    );
-    const c = config({ cluster: { mode: "existing", existing: { kubeconfigPath: file } } });
-    const result = await render(() => {
-      new ExistingCluster("existing", existing(c));
-    });
-    expect(one(result, PROVIDER).inputs).toMatchObject({
-      context: "kind-dev",
-      clusterIdentifier: "kubeconfig/kind-dev",
-    });
+    try {
+      const file = path.join(dir, "config");
+      fs.writeFileSync(
+        file,
+        gkeKubeconfig({ contextName: "kind-dev", endpoint: "127.0.0.1:6443", caCertificate: "Q0E=" }),
+      );
+      const c = config({ cluster: { mode: "existing", existing: { kubeconfigPath: file } } });
+      const result = await render(() => {
+        new ExistingCluster("existing", existing(c));
+      });
+      expect(one(result, PROVIDER).inputs).toMatchObject({
+        context: "kind-dev",
+        clusterIdentifier: "kubeconfig/kind-dev",
+      });
 
-    const wrong = config({
-      cluster: { mode: "existing", existing: { kubeconfigPath: file, context: "prod" } },
-    });
-    await expect(
-      render(() => {
-        new ExistingCluster("existing", existing(wrong));
-      }),
-    ).rejects.toThrow(
-      new ConfigError([
-        {
-          path: "platform:cluster.existing.context",
-          problem: `context "prod" is not in ${file}`,
-          allowed: "kind-dev",
-          fix: "set platform:cluster.existing.context to one of its contexts",
-        },
-      ]).message,
-    );
+      const wrong = config({
+        cluster: { mode: "existing", existing: { kubeconfigPath: file, context: "prod" } },
+      });
+      await expect(
+        render(() => {
+          new ExistingCluster("existing", existing(wrong));
+        }),
+      ).rejects.toThrow(
+        new ConfigError([
+          {
+            path: "platform:cluster.existing.context",
+            problem: `context "prod" is not in ${file}`,
+            allowed: "kind-dev",
+            fix: "set platform:cluster.existing.context to one of its contexts",
+          },
+        ]).message,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
