@@ -28,6 +28,8 @@ module.exports = {
       "<rootDir>/node_modules/@kubernetes-models/validate/dist/runtime/$1.js",
   },
   testTimeout: 60000,
+  // Every core: jest's default leaves one free, which on CI's two cores means a single worker.
+  maxWorkers: "100%",
   // A test run leaves no temp folder behind (test/tempFolders.js).
   globalSetup: "<rootDir>/test/globalSetup.js",
   globalTeardown: "<rootDir>/test/globalTeardown.js",
