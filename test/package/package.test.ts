@@ -177,6 +177,7 @@ describe.each([
     });
     expect(render.stdout).toMatch(new RegExp(`^Rendered consumer-${kind}/dev to out/dev/: \\d+ resources`));
     expect(fs.readdirSync(path.join(dir, "out/dev")).sort()).toEqual([
+      "certificates.yaml",
       "graph.mmd",
       "helm-releases.yaml",
       "manifests.yaml",
