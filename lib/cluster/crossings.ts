@@ -244,48 +244,12 @@ export function acmeSolversOutsideTheMesh(set: ObjectSet): CrossingFinding[] {
 }
 
 /**
- * No policy the platform writes lets every address in: a Linkerd NetworkAuthentication or Server, or an
- * Istio ALLOW rule, open to 0.0.0.0/0, ::/0 or any source. (User rules name identities only.)
+ * No policy the platform writes lets every address in: each mesh's admission model says which of its
+ * objects would (`MeshAdmission.openAccess`). User rules name identities only, so none is excused.
  */
 export function noOpenAccess(set: ObjectSet): CrossingFinding[] {
-  const every = new Set(["0.0.0.0/0", "::/0"]);
-  const findings: CrossingFinding[] = [];
-  for (const o of set.objects.filter((x) => !set.releaseOf.has(x))) {
-    if (o.kind === "NetworkAuthentication" && o.apiVersion.startsWith("policy.linkerd.io/")) {
-      const open = ((o.spec as { networks?: { cidr: string }[] }).networks ?? []).filter((n) =>
-        every.has(n.cidr),
-      );
-      if (open.length > 0)
-        findings.push({
-          object: nameOf(o),
-          message: `authorizes ${open.map((n) => n.cidr).join(", ")}: every address`,
-        });
-    }
-    if (o.kind === "Server" && o.apiVersion.startsWith("policy.linkerd.io/")) {
-      const policy = (o.spec as { accessPolicy?: string }).accessPolicy;
-      if (policy === "all-unauthenticated")
-        findings.push({
-          object: nameOf(o),
-          message: "lets every address in (accessPolicy all-unauthenticated)",
-        });
-    }
-    if (o.kind === "AuthorizationPolicy" && o.apiVersion.startsWith("security.istio.io/")) {
-      const spec = (o.spec ?? {}) as {
-        action?: string;
-        rules?: { from?: { source?: { ipBlocks?: string[]; principals?: string[] } }[] }[];
-      };
-      if ((spec.action ?? "ALLOW") !== "ALLOW") continue;
-      for (const rule of spec.rules ?? []) {
-        const from = rule.from ?? [];
-        const open =
-          from.length === 0 || from.some((f) => (f.source?.ipBlocks ?? []).some((b) => every.has(b)));
-        if (open)
-          findings.push({
-            object: nameOf(o),
-            message: "has an ALLOW rule any address matches (no source, or 0.0.0.0/0)",
-          });
-      }
-    }
-  }
-  return findings;
+  const platform = set.objects.filter((x) => !set.releaseOf.has(x));
+  return meshAdmissions.flatMap((m) =>
+    m.openAccess(platform).map((f) => ({ object: nameOf(f.object), message: f.message })),
+  );
 }

@@ -224,7 +224,13 @@ export interface Mesh {
   readonly loadBalancerPort?: (
     scope: Construct,
     id: string,
-    props: { readonly app: string; readonly namespace: string; readonly port: number },
+    props: {
+      readonly app: string;
+      readonly namespace: string;
+      readonly port: number;
+      /** Where the load balancers' traffic and health checks come from; nothing else gets in without mTLS. */
+      readonly sources: readonly string[];
+    },
   ) => void;
 
   // ---- policy ----
@@ -329,4 +335,8 @@ export interface MeshAdmission {
   capturedByNodeProxy(pod: AdmittedPod): boolean;
   /** Why the mesh refuses a monitor's scrape, or undefined where it lets it through. */
   scrapeRefusal(scrape: MeshScrape): string | undefined;
+  /** This mesh's policy objects among `objects` that let every address in, and how. */
+  openAccess(
+    objects: readonly AdmissionObject[],
+  ): readonly { readonly object: AdmissionObject; readonly message: string }[];
 }

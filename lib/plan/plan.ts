@@ -59,6 +59,8 @@ export interface AppPlan {
   readonly exposure?: Exposure;
   /** A Google load balancer (GKE Gateway or GCE Ingress) sends to its pods directly, outside the mesh. */
   readonly fromGoogleLoadBalancer: boolean;
+  /** Where those load balancers' traffic and health checks come from: Google's ranges, and the proxy-only subnet for regional classes. */
+  readonly loadBalancerSources: readonly string[];
   /** Calls to it need authorization: it has rules, or its namespace denies by default. */
   readonly guarded: boolean;
   /** Everything that may call it when guarded: its rules, and what must always get through. */
@@ -339,6 +341,16 @@ function appPlan(config: PlatformConfig, mesh: Mesh, app: App): AppPlan {
     probePath: probePathOf(app),
     exposure: app.expose && { name: app.name, namespace: app.namespace, port: app.port, ...app.expose },
     fromGoogleLoadBalancer: app.expose?.via.some((v) => v === "gke-gateway" || v === "gce-ingress") ?? false,
+    loadBalancerSources: [
+      ...new Set(
+        (app.expose?.via ?? [])
+          .filter((v) => v === "gke-gateway" || v === "gce-ingress")
+          .flatMap((v) => {
+            const caller = ingressCaller(config, v);
+            return caller.kind === "network" ? caller.cidrs : [];
+          }),
+      ),
+    ],
     guarded,
     grants: guarded && mesh.policy ? accessGrants(config, mesh, app) : [],
     routes: app.mesh.routes.map((r) => ({

@@ -13,6 +13,7 @@ import {
 } from "../manifests";
 import { meshOf, type Mesh } from "../meshes";
 import { restRouteSuffix } from "../plan";
+import { googleLoadBalancerRanges } from "../versions";
 
 export interface AppArgs {
   /** The app's name: its Deployment, Service, ServiceAccount and every object derived for it. */
@@ -31,6 +32,11 @@ export interface AppArgs {
   readonly metricsPath?: string;
   /** How the app is exposed: its Service gets the one NEG annotation every way needs. @default reachable in the cluster only */
   readonly exposure?: Pick<Exposure, "via">;
+  /**
+   * Where Google's load balancers reach the app from, when it is exposed through one: under a mesh that
+   * would refuse them, plain traffic from these sources only is let in. @default Google's front-end and health-check ranges
+   */
+  readonly loadBalancerSources?: readonly string[];
   /** Seconds the load balancers drain a terminating pod: the pod's preStop and grace period cover it. @default 30 */
   readonly drainingTimeoutSeconds?: number;
   /** The mesh the app's namespace is enrolled in: its routes and authorization compile to that mesh's objects. @default no mesh */
@@ -112,7 +118,12 @@ export class App extends pulumi.ComponentResource {
     });
     const fromGoogleLb = args.exposure?.via.some((v) => v === "gke-gateway" || v === "gce-ingress") ?? false;
     const lbPort = fromGoogleLb ? mesh.loadBalancerPort : undefined;
-    lbPort?.(workload, "load-balancer-port", { app: args.name, namespace: args.namespace, port: args.port });
+    lbPort?.(workload, "load-balancer-port", {
+      app: args.name,
+      namespace: args.namespace,
+      port: args.port,
+      sources: args.loadBalancerSources ?? googleLoadBalancerRanges,
+    });
     deploy(`${platformName}-app-${id}`, workload, lbPort && args.meshCrds ? [args.meshCrds] : []);
 
     if (scrape && args.monitoring) {

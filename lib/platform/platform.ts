@@ -253,6 +253,7 @@ export class Platform extends pulumi.ComponentResource {
             probePath: a.probePath,
             metricsPath: a.app.metrics?.path,
             exposure: a.exposure,
+            loadBalancerSources: a.loadBalancerSources,
             drainingTimeoutSeconds: config.ingress.drainingTimeoutSeconds,
             mesh,
             routes: a.routes,

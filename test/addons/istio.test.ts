@@ -172,6 +172,17 @@ describe("Istio options", () => {
       portLevelMtls: { "8080": { mode: "PERMISSIVE" } },
     });
     expect(port.dependsOn).toContain(release(result, "istio-base").key);
+    // Plain text on that port from the load balancers only: anything else without a mesh identity is denied.
+    expect(spec(find(result, "AuthorizationPolicy", "shop-load-balancer", "shop"))).toEqual({
+      selector: { matchLabels: { "app.kubernetes.io/name": "shop" } },
+      action: "DENY",
+      rules: [
+        {
+          from: [{ source: { notPrincipals: ["*"], notIpBlocks: ["35.191.0.0/16", "130.211.0.0/22"] } }],
+          to: [{ operation: { ports: ["8080"] } }],
+        },
+      ],
+    });
     const istiod = values(release(result, "istiod"));
     // replicaCount is ignored while the chart's autoscaler is on: its minimum is what counts.
     expect(istiod).toMatchObject({ autoscaleMin: 2 });

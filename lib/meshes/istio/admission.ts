@@ -85,6 +85,72 @@ function capturedInbound(scrape: MeshScrape): boolean {
   return !(port !== undefined && exclude?.includes(port));
 }
 
+const everyAddress = new Set(["0.0.0.0/0", "::/0"]);
+
+interface AuthorizationSpec {
+  selector?: { matchLabels?: Record<string, string> };
+  action?: string;
+  rules?: {
+    from?: { source?: { ipBlocks?: string[]; notPrincipals?: string[]; notIpBlocks?: string[] } }[];
+    to?: { operation?: { ports?: string[] } }[];
+  }[];
+}
+
+/**
+ * Istio's policies that let every address in: an ALLOW rule with no source or an every-address block,
+ * and a port a PeerAuthentication opens to plain text (PERMISSIVE) without a DENY policy of the same
+ * workload that refuses plain text on it from all but named sources (`notPrincipals: ["*"]` with
+ * `notIpBlocks`).
+ */
+function istioOpenAccess(
+  objects: readonly AdmissionObject[],
+): { object: AdmissionObject; message: string }[] {
+  const istio = objects.filter((o) => o.apiVersion.startsWith("security.istio.io/"));
+  const authz = istio.filter((o) => o.kind === "AuthorizationPolicy");
+  const out: { object: AdmissionObject; message: string }[] = [];
+  for (const o of authz) {
+    const spec = (o.spec ?? {}) as AuthorizationSpec;
+    if ((spec.action ?? "ALLOW") !== "ALLOW") continue;
+    for (const rule of spec.rules ?? []) {
+      const from = rule.from ?? [];
+      if (from.length === 0 || from.some((f) => (f.source?.ipBlocks ?? []).some((b) => everyAddress.has(b))))
+        out.push({ object: o, message: "has an ALLOW rule any address matches (no source, or 0.0.0.0/0)" });
+    }
+  }
+  const sameSelector = (a: AdmissionObject, b: AdmissionObject) =>
+    a.metadata.namespace === b.metadata.namespace &&
+    JSON.stringify((a.spec as AuthorizationSpec | undefined)?.selector?.matchLabels ?? {}) ===
+      JSON.stringify((b.spec as PeerAuthenticationSpec | undefined)?.selector?.matchLabels ?? {});
+  for (const pa of istio.filter((o) => o.kind === "PeerAuthentication")) {
+    const ports = Object.entries((pa.spec as PeerAuthenticationSpec | undefined)?.portLevelMtls ?? {})
+      .filter(([, m]) => m.mode === "PERMISSIVE" || m.mode === "DISABLE")
+      .map(([port]) => port);
+    for (const port of ports) {
+      const guarded = authz.some((d) => {
+        const spec = (d.spec ?? {}) as AuthorizationSpec;
+        return (
+          spec.action === "DENY" &&
+          sameSelector(d, pa) &&
+          (spec.rules ?? []).some(
+            (r) =>
+              (r.from ?? []).some(
+                (f) =>
+                  (f.source?.notPrincipals ?? []).includes("*") &&
+                  (f.source?.notIpBlocks ?? []).every((b) => !everyAddress.has(b)),
+              ) && (r.to ?? []).some((t) => (t.operation?.ports ?? []).includes(port)),
+          )
+        );
+      });
+      if (!guarded)
+        out.push({
+          object: pa,
+          message: `opens port ${port} to plain text, and no DENY policy of the same workload refuses plain text there from all but named sources: every address reaches it`,
+        });
+    }
+  }
+  return out;
+}
+
 export const istioAdmission: MeshAdmission = {
   mesh: "istio",
   proxyConfigChart: "istiod",
@@ -98,6 +164,7 @@ export const istioAdmission: MeshAdmission = {
   capturedByNodeProxy: (pod) =>
     pod.labels[dataplaneMode] !== "none" &&
     (pod.labels[dataplaneMode] === "ambient" || pod.namespaceLabels[dataplaneMode] === "ambient"),
+  openAccess: istioOpenAccess,
   scrapeRefusal(scrape: MeshScrape) {
     if (!scrape.sidecar && !scrape.captured) return undefined;
     if (mtlsMode(scrape) !== "STRICT") return undefined;

@@ -1,3 +1,4 @@
+import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
 import { istioFacts } from "../../versions";
 import {
@@ -146,20 +147,42 @@ export class MeshMtls extends PeerAuthentication {
 }
 
 /**
- * Lets a Google load balancer reach an app's port under STRICT mesh mTLS: the load balancer sends
- * to pods through NEGs and is not in the mesh, so that one port accepts plain traffic too.
+ * Lets a Google load balancer reach an app's port under STRICT mesh mTLS, and nothing else in plain
+ * text: the load balancer sends to pods through NEGs and is not in the mesh, so that one port accepts
+ * plain traffic (a port-level PERMISSIVE PeerAuthentication), and a DENY AuthorizationPolicy refuses
+ * plain traffic on it from any source but the load balancers' (`notPrincipals: ["*"]` matches a request
+ * without a mesh identity; both are L4 attributes, so sidecars and ztunnel enforce it alike).
  */
-export class LoadBalancerPort extends PeerAuthentication {
+export class LoadBalancerPort extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    props: { readonly app: string; readonly namespace: string; readonly port: number },
+    props: {
+      readonly app: string;
+      readonly namespace: string;
+      readonly port: number;
+      readonly sources: readonly string[];
+    },
   ) {
-    super(scope, id, {
+    super(scope, id);
+    const selector = { matchLabels: { "app.kubernetes.io/name": props.app } };
+    new PeerAuthentication(this, "permissive", {
+      metadata: { name: `${props.app}-load-balancer`, namespace: props.namespace },
+      spec: { selector, portLevelMtls: { [String(props.port)]: { mode: "PERMISSIVE" } } },
+    });
+    new ApiObject(this, "only-load-balancers", {
+      apiVersion: "security.istio.io/v1",
+      kind: "AuthorizationPolicy",
       metadata: { name: `${props.app}-load-balancer`, namespace: props.namespace },
       spec: {
-        selector: { matchLabels: { "app.kubernetes.io/name": props.app } },
-        portLevelMtls: { [String(props.port)]: { mode: "PERMISSIVE" } },
+        selector,
+        action: "DENY",
+        rules: [
+          {
+            from: [{ source: { notPrincipals: ["*"], notIpBlocks: [...props.sources] } }],
+            to: [{ operation: { ports: [String(props.port)] } }],
+          },
+        ],
       },
     });
   }

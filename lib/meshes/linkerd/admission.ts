@@ -55,6 +55,8 @@ const proxyOwnerLabel: Readonly<Record<string, string>> = {
   CronJob: "cronjob",
 };
 
+const everyAddress = new Set(["0.0.0.0/0", "::/0"]);
+
 export const linkerdAdmission: MeshAdmission = {
   mesh: "linkerd",
   proxyConfigChart: "linkerd-control-plane",
@@ -65,6 +67,22 @@ export const linkerdAdmission: MeshAdmission = {
   // The proxy takes plain text from clients outside the mesh; only a policy refuses them, and the plan
   // grants scrapes wherever a policy applies (Plan.apps[].grants).
   scrapeRefusal: () => undefined,
+  openAccess: (objects) =>
+    objects.flatMap((o) => {
+      if (!o.apiVersion.startsWith("policy.linkerd.io/")) return [];
+      if (o.kind === "NetworkAuthentication") {
+        const open = ((o.spec as { networks?: { cidr: string }[] }).networks ?? []).filter((n) =>
+          everyAddress.has(n.cidr),
+        );
+        return open.length > 0
+          ? [{ object: o, message: `authorizes ${open.map((n) => n.cidr).join(", ")}: every address` }]
+          : [];
+      }
+      // A Server's accessPolicy applies to what no AuthorizationPolicy covers (reference/authorization-policy.md).
+      if (o.kind === "Server" && (o.spec as { accessPolicy?: string }).accessPolicy === "all-unauthenticated")
+        return [{ object: o, message: "lets every address in (accessPolicy all-unauthenticated)" }];
+      return [];
+    }),
   isInjectionWebhook: (name) => name === "linkerd-proxy-injector.linkerd.io",
   asksForProxy: (pod) => {
     const v = injectValue(pod);
