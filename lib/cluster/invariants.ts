@@ -43,6 +43,7 @@ export const clusterInvariants = {
   "acme-solvers-outside-the-mesh":
     "every ACME HTTP-01 solver pod stays out of the mesh, so no policy or mTLS refuses the challenge",
   "no-open-access": "no policy the platform writes lets every address in",
+  "disruption-budgets-valid": "no PodDisruptionBudget sets both minAvailable and maxUnavailable",
 } as const;
 
 export type ClusterInvariant = keyof typeof clusterInvariants;
@@ -79,6 +80,20 @@ const checks: Record<ClusterInvariant, (set: ObjectSet) => ClusterFinding[]> = {
   "scrapes-pass-the-mesh": crossing("scrapes-pass-the-mesh", scrapesPassTheMesh),
   "acme-solvers-outside-the-mesh": crossing("acme-solvers-outside-the-mesh", acmeSolversOutsideTheMesh),
   "no-open-access": crossing("no-open-access", noOpenAccess),
+  // policy/v1 validation refuses a budget with both (kubernetes pkg/apis/policy/validation ValidatePodDisruptionBudgetSpec).
+  "disruption-budgets-valid": (set) =>
+    set.objects
+      .filter((o) => o.kind === "PodDisruptionBudget")
+      .filter((o) => {
+        const spec = (o.spec ?? {}) as { minAvailable?: unknown; maxUnavailable?: unknown };
+        return spec.minAvailable !== undefined && spec.maxUnavailable !== undefined;
+      })
+      .map((o) => ({
+        invariant: "disruption-budgets-valid",
+        object: nameOf(o),
+        message:
+          "sets both minAvailable and maxUnavailable: the API server refuses it and the release that carries it fails; set one",
+      })),
   "releases-template": (set) =>
     set.releases
       .filter((r) => r.error)

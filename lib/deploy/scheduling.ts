@@ -17,9 +17,11 @@ export function zoneSpread(matchLabels: Readonly<Record<string, string>>): Recor
 }
 
 /**
- * Replicas, resources, a disruption budget that keeps one replica through a drain (cert-manager
- * best-practice.md "PodDisruptionBudget": minAvailable 1) and the zone spread, in the shape the
- * jetstack charts (cert-manager, trust-manager, istio-csr) share.
+ * Replicas, resources, a disruption budget that keeps one replica through a drain and the zone spread,
+ * in the shape the jetstack charts (cert-manager, trust-manager, istio-csr) share. The budget is
+ * `maxUnavailable: 1`, which with two or more replicas keeps one as cert-manager's best-practice.md's
+ * `minAvailable: 1` does: istio-csr's chart defaults `maxUnavailable: 1` and renders both keys when both
+ * are set (templates/poddisruptionbudget.yaml at v0.17.0), which the API server refuses.
  */
 export function jetstackWorkload(
   s: WorkloadSizing,
@@ -32,7 +34,7 @@ export function jetstackWorkload(
     resources: containerResources(s),
     ...(replicated
       ? {
-          podDisruptionBudget: { enabled: true, minAvailable: 1 },
+          podDisruptionBudget: { enabled: true, maxUnavailable: 1 },
           topologySpreadConstraints: zoneSpread(podLabels),
         }
       : {}),

@@ -206,7 +206,7 @@ describe("Istio options", () => {
     // istio-csr signs every one-hour workload certificate: two replicas, one kept through a drain.
     expect(values(release(result, "cert-manager-istio-csr"))).toMatchObject({
       replicaCount: 2,
-      podDisruptionBudget: { enabled: true, minAvailable: 1 },
+      podDisruptionBudget: { enabled: true, maxUnavailable: 1 },
     });
   });
 

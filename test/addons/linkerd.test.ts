@@ -230,7 +230,7 @@ describe("options", () => {
     // cert-manager's best practice: controller 2, webhook 3, cainjector 2, each kept through a drain and spread.
     const cm = values(release(result, "cert-manager")) as Record<string, Record<string, unknown>>;
     expect([cm.replicaCount, cm.webhook.replicaCount, cm.cainjector.replicaCount]).toEqual([2, 3, 2]);
-    expect(cm.podDisruptionBudget).toEqual({ enabled: true, minAvailable: 1 });
+    expect(cm.podDisruptionBudget).toEqual({ enabled: true, maxUnavailable: 1 });
     expect(cm.webhook.topologySpreadConstraints).toEqual([
       {
         maxSkew: 1,
@@ -259,7 +259,7 @@ describe("options", () => {
     ]);
     expect(values(release(result, "trust-manager"))).toMatchObject({
       replicaCount: 2,
-      podDisruptionBudget: { enabled: true, minAvailable: 1 },
+      podDisruptionBudget: { enabled: true, maxUnavailable: 1 },
     });
   });
 

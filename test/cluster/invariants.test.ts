@@ -768,3 +768,20 @@ describe("no-open-access", () => {
     ).toEqual([]);
   });
 });
+
+describe("disruption-budgets-valid", () => {
+  test("a budget with both minAvailable and maxUnavailable is a finding (the API server refuses it)", () => {
+    const both = object("policy/v1", "PodDisruptionBudget", "istio-csr", "cert-manager", {
+      spec: { minAvailable: 1, maxUnavailable: 1, selector: { matchLabels: { app: "istio-csr" } } },
+    });
+    const one = object("policy/v1", "PodDisruptionBudget", "shop", "shop", {
+      spec: { maxUnavailable: 1, selector: { matchLabels: { app: "shop" } } },
+    });
+    expect(
+      of(
+        check([], [release("cert-manager-istio-csr", "cert-manager-istio-csr", "cert-manager", [both, one])]),
+        "disruption-budgets-valid",
+      ),
+    ).toEqual(["PodDisruptionBudget cert-manager/istio-csr"]);
+  });
+});
