@@ -83,10 +83,13 @@ export function certManagerAlertRules(props: { readonly trustManager: boolean })
   const left = `(${expiry} - time())`;
   const window = `(${expiry} - ${renewal})`;
   const cert = "{{ $labels.exported_namespace }}/{{ $labels.name }}";
+  // A Certificate never issued reports both timestamps as 0 (internal/collectors/certificate_collector.go
+  // at v1.21.1), which would read as long overdue: CertificateNotReady covers it instead.
+  const issued = `and ${expiry} > 0`;
   return [
     {
       alert: "CertificateRenewalOverdue",
-      expr: `${left} < 0.9 * ${window}`,
+      expr: `${left} < 0.9 * ${window} ${issued}`,
       for: "10m",
       labels: { severity: "warning" },
       annotations: {
@@ -96,7 +99,7 @@ export function certManagerAlertRules(props: { readonly trustManager: boolean })
     },
     {
       alert: "CertificateExpiringUnrenewed",
-      expr: `${left} < 0.5 * ${window}`,
+      expr: `${left} < 0.5 * ${window} ${issued}`,
       for: "10m",
       labels: { severity: "critical" },
       annotations: {

@@ -113,11 +113,12 @@ test("a certificate's renewal is overdue once less than 90% of its renew-before 
     "CertificateNotReady",
     "CertManagerMetricsAbsent",
   ]);
+  // A Certificate never issued reports 0 for both timestamps: it is CertificateNotReady's, not overdue.
   expect(rules.get("CertificateRenewalOverdue")?.expr).toBe(
-    "(certmanager_certificate_expiration_timestamp_seconds - time()) < 0.9 * (certmanager_certificate_expiration_timestamp_seconds - certmanager_certificate_renewal_timestamp_seconds)",
+    "(certmanager_certificate_expiration_timestamp_seconds - time()) < 0.9 * (certmanager_certificate_expiration_timestamp_seconds - certmanager_certificate_renewal_timestamp_seconds) and certmanager_certificate_expiration_timestamp_seconds > 0",
   );
   expect(rules.get("CertificateExpiringUnrenewed")?.expr).toBe(
-    "(certmanager_certificate_expiration_timestamp_seconds - time()) < 0.5 * (certmanager_certificate_expiration_timestamp_seconds - certmanager_certificate_renewal_timestamp_seconds)",
+    "(certmanager_certificate_expiration_timestamp_seconds - time()) < 0.5 * (certmanager_certificate_expiration_timestamp_seconds - certmanager_certificate_renewal_timestamp_seconds) and certmanager_certificate_expiration_timestamp_seconds > 0",
   );
   expect(rules.get("CertificateNotReady")?.expr).toBe(
     'certmanager_certificate_ready_status{condition!="True"} == 1',
