@@ -45,12 +45,12 @@ export interface IngressControllerArgs {
 }
 
 /**
- * How long Traefik keeps accepting requests after it is told to stop, before it drains: with
+ * How long an ingress controller keeps accepting requests after it is told to stop, before it drains: with
  * externalTrafficPolicy Local, Google's load balancer stops sending to a node only after its health check
  * of the node's kube-proxy health port fails three times, 8 s apart, about 24 s (checkIntervalSec 8,
  * unhealthyThreshold 3: cloud.google.com/kubernetes-engine/docs/concepts/service-load-balancer, "Health checks").
  */
-export const traefikAcceptGraceSeconds = 30;
+export const ingressAcceptGraceSeconds = 30;
 
 const controllerMesh = (args: Pick<IngressControllerArgs, "mesh">): Mesh =>
   args.mesh ?? meshOf({ kind: "none" });
@@ -68,7 +68,7 @@ export function traefikValues(args: Pick<IngressControllerArgs, "mesh" | "acmeHt
   const s = args.sizing ?? single(sizingProfile.ingressController);
   // Keep taking requests while the load balancer notices the pod is leaving, then finish in-flight ones
   // (--entryPoints.<name>.transport.lifeCycle.*, traefik templates/_podtemplate.tpl at v41.3.0).
-  const lifeCycle = { requestAcceptGraceTimeout: `${traefikAcceptGraceSeconds}s`, graceTimeOut: "10s" };
+  const lifeCycle = { requestAcceptGraceTimeout: `${ingressAcceptGraceSeconds}s`, graceTimeOut: "10s" };
   return deepMerge(
     {
       // Explicit classes only: a default class would capture GCE Ingresses during a migration.
@@ -129,8 +129,11 @@ export function ingressNginxValues(args: Pick<IngressControllerArgs, "mesh" | "s
         service: { externalTrafficPolicy: "Local" },
         admissionWebhooks: { certManager: { enabled: true } },
         // With two or more, the chart renders a PodDisruptionBudget (controller.minAvailable 1,
-        // templates/controller-poddisruptionbudget.yaml at 4.15.1). Drain is the chart's own: a preStop
-        // /wait-shutdown and 300 s of grace (values.yaml controller.lifecycle, terminationGracePeriodSeconds).
+        // templates/controller-poddisruptionbudget.yaml at 4.15.1). Its preStop /wait-shutdown stops NGINX
+        // at once, while the load balancer keeps sending for about 24 s (externalTrafficPolicy Local): NGINX
+        // keeps serving for the same grace as Traefik (--shutdown-grace-period, pkg/flags/flags.go), well
+        // within the chart's 300 s termination grace.
+        extraArgs: { "shutdown-grace-period": String(ingressAcceptGraceSeconds) },
         replicaCount: s.replicas,
         resources: containerResources(s),
         // Declares the metrics port (10254) the platform's monitor scrapes; no chart ServiceMonitor.

@@ -336,6 +336,8 @@ describe.each(meshes)("ingress-nginx, mesh %s", (mesh) => {
       controller: {
         ingressClassResource: { name: "nginx" },
         config: { "service-upstream": "true" },
+        // NGINX keeps serving while the load balancer notices the pod is going (externalTrafficPolicy Local).
+        extraArgs: { "shutdown-grace-period": "30" },
         service: { externalTrafficPolicy: "Local" },
         admissionWebhooks: { certManager: { enabled: true } },
         replicaCount: 1,
