@@ -24,7 +24,10 @@ const resourcesShape = {
   memory: memoryQuantity.optional(),
   /** Memory limit: the container is restarted above it instead of starving its node. */
   memoryLimit: memoryQuantity.optional(),
-  /** CPU limit. @default none: a CPU limit throttles a busy proxy or controller even on an idle node */
+  /**
+   * CPU limit. @default none: a CPU limit throttles a busy proxy or controller even on an idle node
+   * (Istio's sidecars keep their chart's own 2000m cap, global.proxy.resources.limits.cpu, unless set)
+   */
   cpuLimit: cpuQuantity.optional(),
 };
 /** A node agent or a sidecar: one per node or per pod, so no replica count. */
@@ -178,7 +181,11 @@ export const sizingProfile: Profile = {
   nodeExporter: { cpu: "10m", memory: "32Mi", memoryLimit: "128Mi" },
 };
 
-/** The Istio proxy's: istio-discovery values.yaml global.proxy.resources (requests 100m / 128Mi, limit 1024Mi). */
+/**
+ * The Istio proxy's: istio-discovery values.yaml global.proxy.resources (requests 100m / 128Mi, limit
+ * 1024Mi). Its 2000m CPU limit stays, the values merging over the chart's: a cap no proxy of an app
+ * needs, which `sizing.proxy.cpuLimit` replaces.
+ */
 export const istioProxySizing: ResourceSizing = { cpu: "100m", memory: "128Mi", memoryLimit: "1024Mi" };
 
 type SizingInput = z.infer<typeof sizingSchema>;

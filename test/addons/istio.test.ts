@@ -695,3 +695,15 @@ test("ambient: the sidecar monitor exists only where a sidecar runs (a meshed in
   expect(await monitors({ kind: "gke-gateway" }, "managed-prometheus")).toEqual([]);
   expect(await monitors(traefik, "managed-prometheus")).toEqual(["istio-proxies"]);
 });
+
+test("more istiod replicas than the chart's autoscaler maximum raise the maximum with them", async () => {
+  const result = await renderPlatform({
+    tier: "prod",
+    mesh: { kind: "istio" },
+    sizing: { istiod: { replicas: 7 } },
+  });
+  // values.yaml autoscaleMax 5: an autoscaler with minReplicas above maxReplicas is refused.
+  expect(values(release(result, "istiod"))).toMatchObject({ autoscaleMin: 7, autoscaleMax: 7 });
+  const five = await renderPlatform({ tier: "prod", mesh: { kind: "istio" } });
+  expect(values(release(five, "istiod"))).not.toHaveProperty("autoscaleMax");
+});

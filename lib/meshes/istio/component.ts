@@ -119,6 +119,8 @@ export function istiodValues(
       // Two or more in HA: injection and config survive a node loss; the chart's PodDisruptionBudget
       // (pdb.minAvailable 1) renders only when autoscaleMin > 1 (templates/poddisruptionbudget.yaml).
       autoscaleMin: replicas,
+      // The chart's maximum is 5 (values.yaml autoscaleMax); an autoscaler whose minimum exceeds it is refused.
+      ...(replicas > 5 ? { autoscaleMax: replicas } : {}),
       resources: containerResources(s.istiod),
       // Every sidecar's istio-proxy (global.proxy.resources, files/injection-template.yaml).
       global: { proxy: { resources: containerResources(s.proxy) } },
