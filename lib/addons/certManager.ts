@@ -78,15 +78,22 @@ export function certManagerValues(
   const s = args.sizing ?? standaloneSizing;
   return deepMerge(
     {
-      // GKE Autopilot denies Leases in kube-system, the chart's default (cert-manager/cert-manager#6716).
-      ...(args.autopilot ? { global: { leaderElection: { namespace: certManagerNamespace } } } : {}),
+      // Not in the edit and admin roles: with them, anyone who may edit a namespace could ask the mesh's
+      // ClusterIssuers (Linkerd's identity issuer, Istio's root) for a CA certificate, which cert-manager's
+      // default approver signs, and so impersonate any workload (templates/rbac.yaml aggregate-to-edit at
+      // v1.21.1). The platform's own Certificates are written with its deployer's rights.
+      global: {
+        rbac: { aggregateClusterRoles: false },
+        // GKE Autopilot denies Leases in kube-system, the chart's default (cert-manager/cert-manager#6716).
+        ...(args.autopilot ? { leaderElection: { namespace: certManagerNamespace } } : {}),
+      },
       // Workload Identity: the controller's Kubernetes service account acts as this Google one, no key file.
       ...(args.dns01ServiceAccount
         ? { serviceAccount: { annotations: { "iam.gke.io/gcp-service-account": args.dns01ServiceAccount } } }
         : {}),
     },
     // cert-manager best-practice.md "High Availability" and "PodDisruptionBudget": controller 2, webhook 3,
-    // cainjector 2 replicas, each with minAvailable 1; "Scalability": the chart sets no resources.
+    // cainjector 2 replicas, each kept by a disruption budget; "Scalability": the chart sets no resources.
     jetstackWorkload(s.certManager, certManagerPod("controller", "cert-manager")),
     { webhook: jetstackWorkload(s.certManagerWebhook, certManagerPod("webhook", "webhook")) },
     { cainjector: jetstackWorkload(s.certManagerCainjector, certManagerPod("cainjector", "cainjector")) },

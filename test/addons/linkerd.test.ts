@@ -128,6 +128,7 @@ describe("Linkerd with cert-manager, dev", () => {
       cainjector: { replicaCount: 1, resources: sized("10m", "64Mi", "256Mi") },
       startupapicheck: { resources: sized("10m", "32Mi", "128Mi") },
       crds: { enabled: true, keep: true },
+      global: { rbac: { aggregateClusterRoles: false } },
     });
     expect(values(release(result, "trust-manager"))).toEqual({
       // 10250: a private control plane reaches nodes only on 443 and 10250.
@@ -211,7 +212,13 @@ describe("Linkerd with cert-manager, dev", () => {
   });
 
   test("cert-manager keeps the chart's leader election namespace on Standard", () => {
-    expect(values(release(result, "cert-manager"))).not.toHaveProperty("global");
+    expect(values(release(result, "cert-manager"))).not.toHaveProperty(["global", "leaderElection"]);
+  });
+
+  test("cert-manager's roles are not aggregated into edit and admin: a namespace editor cannot ask the mesh's issuers for a CA", () => {
+    expect(values(release(result, "cert-manager"))).toMatchObject({
+      global: { rbac: { aggregateClusterRoles: false } },
+    });
   });
 });
 
