@@ -707,3 +707,19 @@ test("more istiod replicas than the chart's autoscaler maximum raise the maximum
   const five = await renderPlatform({ tier: "prod", mesh: { kind: "istio" } });
   expect(values(release(five, "istiod"))).not.toHaveProperty("autoscaleMax");
 });
+
+test("ambient canary: ztunnel stays on the running istiod while namespaces move, and moves when it is dropped", async () => {
+  const ztunnel = async (istio: Record<string, unknown>) =>
+    values(
+      release(await renderPlatform({ mesh: { kind: "istio", dataplane: "ambient", istio } }), "ztunnel"),
+    );
+  const revisions = [
+    { name: "default", version: "1.30.3" },
+    { name: "1-30-3", version: "1.30.3" },
+  ];
+  // Step 2 and step 3 (defaultRevision moved): the unrevisioned istiod still serves ztunnel.
+  expect(await ztunnel({ revisions, defaultRevision: "default" })).not.toHaveProperty("revision");
+  expect(await ztunnel({ revisions, defaultRevision: "1-30-3" })).not.toHaveProperty("revision");
+  // Step 4: the old one dropped, ztunnel follows the new.
+  expect(await ztunnel({ revisions: [revisions[1]] })).toMatchObject({ revision: "1-30-3" });
+});

@@ -82,6 +82,11 @@ const standaloneSizing: IstioSizing = {
   ztunnel: sizingProfile.ztunnel,
 };
 
+/** The revision ztunnel follows: the first listed (the running one during a canary upgrade). */
+function ztunnelRevision(args: Pick<IstioArgs, "revisions">): string | undefined {
+  return revisionValue(args.revisions?.[0]?.name);
+}
+
 /** The data-plane choices istiod, istio-csr and the CNI read. */
 type DataPlane = Pick<IstioArgs, "dataplane" | "cni" | "nativeSidecars">;
 const usesCni = (a: DataPlane): boolean => a.cni ?? a.dataplane === "ambient";
@@ -305,7 +310,10 @@ export class Istio extends pulumi.ComponentResource {
           resources: containerResources((args.sizing ?? standaloneSizing).ztunnel),
           // Scraped by its own monitor (IstioMonitors), not a second time by the proxies'.
           ...(args.monitoring ? { podLabels: { ...istioScrapeOptOut } } : {}),
-          ...(revisionValue(args.defaultRevision) ? { revision: revisionValue(args.defaultRevision) } : {}),
+          // The first listed revision's istiod serves it (templates/daemonset.yaml at 1.30.3 derives its XDS
+          // and CA addresses from `revision`): during a canary that is the running one, so ztunnel, which
+          // every ambient pod of its node depends on, restarts once, when the old revision is dropped.
+          ...(ztunnelRevision(args) ? { revision: ztunnelRevision(args) } : {}),
         }),
         dependsOn: [this.injector, ...(cniRelease ? [cniRelease] : [])],
       });
