@@ -157,8 +157,8 @@ export const istioAdmission: MeshAdmission = {
   // istio-csr signs every workload certificate (one-hour lifetime): without it no pod starts.
   controlPlaneCharts: ["istiod", "cert-manager-istio-csr"],
   scrapedCharts: ["istiod", "ztunnel"],
-  // istiod's namespace controller writes the root certificate into every namespace
-  // (pilot/pkg/serviceregistry/kube/controller/namespacecontroller.go at 1.30.3, PILOT_CA_CERT_CONFIGMAP).
+  // istio-csr writes the root certificate into every namespace (pkg/controller/configmap.go at v0.17.0);
+  // istiod's own namespace controller does not run with its CA off (pilot/pkg/bootstrap/server.go at 1.30.3).
   nodeProxyChart: "ztunnel",
   // A sidecar-injected pod is never captured, and a pod label of "none" opts out (cni/README.md at 1.30.3).
   capturedByNodeProxy: (pod) =>
@@ -177,7 +177,7 @@ export const istioAdmission: MeshAdmission = {
       : "ztunnel takes only mTLS under STRICT, and this scraper is outside the ambient mesh: enrol the scraper's pods (istio.io/dataplane-mode: ambient)";
   },
   writtenInto: (namespace, installed) =>
-    installed.has("istiod") ? [`ConfigMap ${namespace}/istio-ca-root-cert`] : [],
+    installed.has("cert-manager-istio-csr") ? [`ConfigMap ${namespace}/istio-ca-root-cert`] : [],
   isInjectionWebhook: (name) => name.endsWith("sidecar-injector.istio.io"),
   asksForProxy: (pod) =>
     !optsOut(pod) &&
