@@ -148,10 +148,11 @@ export const images = {
   faultInjector: "docker.io/nginxinc/nginx-unprivileged:1.28.0-alpine",
   /**
    * kubectl, for the Job that waits until GKE serves the Gateway API route CRDs: the Kubernetes
-   * project's own image (distroless, entrypoint kubectl), at the lowest supported minor; `kubectl wait
-   * --for=create` needs kubectl 1.31 or later.
+   * project's own image (debian-base, entrypoint /bin/kubectl: build/server-image/kubectl/Dockerfile),
+   * at the supported range's middle minor, within kubectl's one-minor skew of both ends (1.34 to 1.36);
+   * `kubectl wait --for=create` needs 1.31 or later.
    */
-  kubectl: "registry.k8s.io/kubectl:v1.34.0",
+  kubectl: "registry.k8s.io/kubectl:v1.35.0",
 } as const;
 
 /**

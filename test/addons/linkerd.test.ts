@@ -5,7 +5,7 @@ import * as YAML from "yaml";
 import { ConfigError } from "../../lib/config";
 import type { RenderResult } from "../../lib/render";
 import { checkInvariants, viewsOf } from "../../lib/safety";
-import { RELEASE, find as object, release, renderPlatform, values } from "../helpers";
+import { RELEASE, find as object, release, renderPlatform, values, waitsFor } from "../helpers";
 
 describe("Linkerd with cert-manager, dev", () => {
   let result: RenderResult;
@@ -170,7 +170,7 @@ describe("Linkerd with cert-manager, dev", () => {
     expect(pod.initContainers).toEqual([
       expect.objectContaining({
         name: "created",
-        image: "registry.k8s.io/kubectl:v1.34.0",
+        image: "registry.k8s.io/kubectl:v1.35.0",
         args: ["wait", "--for=create", "--timeout=9m", ...crds],
       }),
     ]);
@@ -180,7 +180,8 @@ describe("Linkerd with cert-manager, dev", () => {
         args: ["wait", "--for=condition=Established", "--timeout=1m", ...crds],
       }),
     ]);
-    // It may read those two CRDs and nothing else.
+    // It runs once its ServiceAccount may read those two CRDs, and nothing else.
+    expect(waitsFor(result, job)).toContain(object(result, "ClusterRoleBinding", "linkerd-route-crds").key);
     expect(object(result, "ClusterRole", "linkerd-route-crds").inputs.rules).toEqual([
       {
         apiGroups: ["apiextensions.k8s.io"],

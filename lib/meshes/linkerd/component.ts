@@ -20,7 +20,7 @@ import { linkerdIdentityAlertRules } from "./alerts";
 import { LinkerdIssuer, LinkerdTrustAnchor } from "./identity";
 import { LinkerdMonitors } from "./monitors";
 import { LinkerdNamespace } from "./namespace";
-import { RouteCrdsWait } from "./routeCrds";
+import { RouteCrdsAccess, RouteCrdsWait } from "./routeCrds";
 import {
   LinkerdWebhookCertificates,
   webhookCertificateValues,
@@ -321,12 +321,23 @@ export class Linkerd extends pulumi.ComponentResource {
     // after the cluster is up, the control plane waits until they are served.
     const routeCrds: pulumi.Resource[] = [];
     if (args.waitForRouteCrds ?? !args.gatewayApiCrds) {
+      const inNamespace = new Map([[linkerdNamespace, ns(linkerdNamespace)]]);
+      const accessChart = newChart("linkerd-route-crds-access");
+      new RouteCrdsAccess(accessChart, "access", { namespace: linkerdNamespace });
+      const access = [
+        ...deployChart(`${name}-route-crds-access`, accessChart, {
+          ...base,
+          namespaces: inNamespace,
+        }).values(),
+      ];
       const waitChart = newChart("linkerd-route-crds");
       new RouteCrdsWait(waitChart, "wait", { namespace: linkerdNamespace });
       routeCrds.push(
         ...deployChart(`${name}-route-crds`, waitChart, {
           ...base,
-          namespaces: new Map([[linkerdNamespace, ns(linkerdNamespace)]]),
+          namespaces: inNamespace,
+          // Its rights first: a forbidden `kubectl wait` would count against the Job's retries.
+          dependsOn: access,
         }).values(),
       );
     }

@@ -20,17 +20,13 @@ export interface RouteCrdsWaitProps {
 }
 
 /**
- * A Job that completes once the cluster serves the route CRDs Linkerd's policy controller needs, so
- * the control plane, which waits for it, never starts before GKE has installed them. Pulumi waits for
- * a Job to complete (10 minutes by default). Read-only access to CRDs is all it gets.
+ * What the route-CRD Job runs as: a ServiceAccount that may read those CRDs and nothing else. Deployed
+ * before the Job, so the Job never starts without its rights.
  */
-export class RouteCrdsWait extends Construct {
-  readonly name: string;
-
+export class RouteCrdsAccess extends Construct {
   constructor(scope: Construct, id: string, props: RouteCrdsWaitProps) {
     super(scope, id);
     const name = props.name ?? "linkerd-route-crds";
-    this.name = name;
     const labels = { "app.kubernetes.io/name": name };
     new ApiObject(this, "account", {
       apiVersion: "v1",
@@ -57,6 +53,22 @@ export class RouteCrdsWait extends Construct {
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
       subjects: [{ kind: "ServiceAccount", name, namespace: props.namespace }],
     });
+  }
+}
+
+/**
+ * A Job that completes once the cluster serves the route CRDs Linkerd's policy controller needs, so
+ * the control plane, which waits for it, never starts before GKE has installed them. Pulumi waits for
+ * a Job to complete (10 minutes by default). It runs as `RouteCrdsAccess`'s ServiceAccount.
+ */
+export class RouteCrdsWait extends Construct {
+  readonly name: string;
+
+  constructor(scope: Construct, id: string, props: RouteCrdsWaitProps) {
+    super(scope, id);
+    const name = props.name ?? "linkerd-route-crds";
+    this.name = name;
+    const labels = { "app.kubernetes.io/name": name };
     const crds = policyControllerRouteCrds.map((c) => `crd/${c}`);
     // Pod Security `restricted`: non-root, no privilege escalation, no capabilities, RuntimeDefault seccomp.
     const securityContext = {
