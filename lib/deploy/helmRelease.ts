@@ -11,7 +11,7 @@ import {
 } from "../crds";
 import type { ChartName as PinnedChart } from "../versions";
 import { ConfigError, nearest, type ConfigProblem } from "../config";
-import { charts, siblingKeys, unknownValuePaths, type ChartName } from "../versions";
+import { charts, isPlainRecord, siblingKeys, unknownValuePaths, type ChartName } from "../versions";
 
 /** Plain JSON values for a chart. */
 export type Values = Record<string, unknown>;
@@ -184,7 +184,7 @@ export function checkValueKeys(
 function hasPath(values: Values, keys: readonly string[]): boolean {
   let cur: unknown = values;
   for (const k of keys) {
-    if (!isPlainObject(cur) || !(k in cur)) return false;
+    if (!isPlainRecord(cur) || !(k in cur)) return false;
     cur = cur[k];
   }
   return true;
@@ -196,12 +196,8 @@ export function deepMerge(...sources: Values[]): Values {
   for (const source of sources) {
     for (const [key, value] of Object.entries(source)) {
       const prev = out[key];
-      out[key] = isPlainObject(prev) && isPlainObject(value) ? deepMerge(prev, value) : value;
+      out[key] = isPlainRecord(prev) && isPlainRecord(value) ? deepMerge(prev, value) : value;
     }
   }
   return out;
-}
-
-function isPlainObject(v: unknown): v is Values {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

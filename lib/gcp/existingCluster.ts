@@ -38,6 +38,11 @@ export class ExistingCluster extends pulumi.ComponentResource implements Cluster
   readonly kubeconfig: pulumi.Output<string>;
   readonly gatewayApiChannel: pulumi.Output<string>;
   readonly provider: k8s.Provider;
+  /**
+   * The cluster's pod and Service ranges, read from GKE for a cluster found by name (its Service range
+   * may be GKE's own, outside every private range); absent for a cluster known by kubeconfig only.
+   */
+  readonly clusterNetworks?: pulumi.Output<string[]>;
 
   constructor(name: string, args: ExistingClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:gcp:ExistingCluster", name, {}, opts);
@@ -73,6 +78,9 @@ export class ExistingCluster extends pulumi.ComponentResource implements Cluster
       this.clusterName = found.apply((f) => f.name ?? e.name ?? "");
       this.location = found.apply((f) => f.location ?? e.location ?? "");
       this.endpoint = found.endpoint;
+      this.clusterNetworks = pulumi
+        .all([found.clusterIpv4Cidr, found.servicesIpv4Cidr])
+        .apply((ranges) => ranges.filter((r) => !!r));
       this.kubeconfig = gkeKubeconfigOutput({
         contextName: `gke_${args.project}_${e.location}_${e.name}`,
         endpoint: found.endpoint,

@@ -34,7 +34,7 @@ export interface MeshInstallArgs {
   /** The Prometheus the mesh's dashboard queries. */
   readonly prometheusUrl?: string;
   /** The cluster's pod and Service ranges, where the platform knows them (it made the network). */
-  readonly clusterNetworks?: readonly string[];
+  readonly clusterNetworks?: pulumi.Input<readonly string[]>;
   /** Where kubelet's probes and other in-cluster clients outside the mesh come from (`Plan.clusterSources`). */
   readonly clusterSources?: readonly string[];
   /** Replicas, requests and limits of every workload. @default the profile, one replica each */

@@ -96,6 +96,8 @@ const invokes: Record<string, (inputs: Inputs) => Inputs> = {
     project: i.project,
     endpoint: placeholder(`${str(i.name, "cluster")} endpoint`),
     masterAuths: [{ clusterCaCertificate: placeholder(`${str(i.name, "cluster")} CA certificate`) }],
+    clusterIpv4Cidr: placeholder(`${str(i.name, "cluster")} pod range`),
+    servicesIpv4Cidr: placeholder(`${str(i.name, "cluster")} Service range`),
   }),
 };
 

@@ -49,12 +49,18 @@ export function unknownValuePaths(
       const keys = [...at, k];
       const p = keys.join(".");
       if (!known.has(p)) missing.push(keys);
-      else if (!open.has(p) && typeof child === "object" && child !== null && !Array.isArray(child))
-        walk(child as Record<string, unknown>, keys);
+      else if (!open.has(p) && isPlainRecord(child)) walk(child, keys);
     }
   };
   walk(values, []);
   return missing;
+}
+
+/** A plain map of values; a Pulumi Output, an array or a scalar is one value. */
+export function isPlainRecord(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
 /** The recorded keys beside a path, for a suggestion. */

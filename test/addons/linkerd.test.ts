@@ -3,6 +3,7 @@ import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { ConfigError } from "../../lib/config";
+import { gkeKubeconfig } from "../../lib/gcp";
 import type { RenderResult } from "../../lib/render";
 import { checkInvariants, viewsOf } from "../../lib/safety";
 import { RELEASE, find as object, release, renderPlatform, values, waitsFor } from "../helpers";
@@ -460,11 +461,29 @@ test("the proxies' cluster networks are the pod and Service ranges the platform 
   expect(values(release(result, "linkerd-control-plane")).clusterNetworks).toBe(
     "100.64.0.0/14,100.68.0.0/20",
   );
-  // A cluster made elsewhere brings its own ranges, which the platform does not know: the chart's default stays.
+  // A cluster found by name says its own ranges: GKE's clusterIpv4Cidr and servicesIpv4Cidr, read at deploy
+  // (offline, the mock's placeholders name them), since its Service range may lie outside every private one.
   const existing = await renderPlatform({
     cluster: { mode: "existing", existing: { name: "shared", location: "europe-west1" } },
   });
-  expect(values(release(existing, "linkerd-control-plane"))).not.toHaveProperty("clusterNetworks");
+  expect(values(release(existing, "linkerd-control-plane")).clusterNetworks).toBe(
+    "<known after deploy: shared pod range>,<known after deploy: shared Service range>",
+  );
+  // A cluster known by kubeconfig only has no ranges the platform can read: the chart's default stays.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kubeconfig-"));
+  try {
+    const file = path.join(dir, "config");
+    fs.writeFileSync(
+      file,
+      gkeKubeconfig({ contextName: "kind-dev", endpoint: "127.0.0.1:6443", caCertificate: "Q0E=" }),
+    );
+    const byFile = await renderPlatform({
+      cluster: { mode: "existing", existing: { kubeconfigPath: file } },
+    });
+    expect(values(release(byFile, "linkerd-control-plane"))).not.toHaveProperty("clusterNetworks");
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("tracing: proxies and controllers export to the user's OpenTelemetry collector", async () => {

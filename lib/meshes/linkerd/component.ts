@@ -57,7 +57,7 @@ export interface LinkerdArgs {
    * The cluster's pod and Service ranges: the proxies resolve and authorize these as in-cluster.
    * @default the chart's: every private IPv4 range and IPv6 ULAs
    */
-  readonly clusterNetworks?: readonly string[];
+  readonly clusterNetworks?: pulumi.Input<readonly string[]>;
   /**
    * Where kubelet's probes come from: the policy controller authorizes probes from these networks only.
    * @default the chart's: every address
@@ -127,7 +127,7 @@ export function controlPlaneValues(
       // default, every private range, misses pods outside it (LINKERD2_PROXY_DESTINATION_PROFILE_NETWORKS,
       // LINKERD2_PROXY_POLICY_CLUSTER_NETWORKS in charts/partials/templates/_proxy.tpl; destination's
       // --cluster-networks in templates/destination.yaml).
-      ...(args.clusterNetworks ? { clusterNetworks: args.clusterNetworks.join(",") } : {}),
+      ...(args.clusterNetworks ? { clusterNetworks: joinedNetworks(args.clusterNetworks) } : {}),
       // The probe route the policy controller authorizes by itself takes probes from these networks only
       // (templates/destination.yaml --probe-networks; policy-controller/k8s/index/src/inbound/index.rs).
       ...(args.probeNetworks ? { policyController: { probeNetworks: [...args.probeNetworks] } } : {}),
@@ -425,4 +425,9 @@ export class Linkerd extends pulumi.ComponentResource {
     }
     this.registerOutputs({});
   }
+}
+
+/** The ranges as the chart takes them, one comma-separated string; kept plain when known now. */
+function joinedNetworks(networks: pulumi.Input<readonly string[]>): pulumi.Input<string> {
+  return Array.isArray(networks) ? networks.join(",") : pulumi.output(networks).apply((n) => n.join(","));
 }
