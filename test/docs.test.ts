@@ -11,6 +11,8 @@ import {
   renderProject,
   type RenderResult,
 } from "../lib/render";
+import { clusterInvariants } from "../lib/cluster";
+import { invariants } from "../lib/safety";
 import { input } from "./helpers";
 
 /**
@@ -483,6 +485,17 @@ describe(`TypeScript (${blockCount("TypeScript")}): each type-checks`, () => {
     });
     expect(problems).toEqual([]);
   });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The invariants users read about are the ones the code checks
+
+test("docs/safety.md's tables name every invariant the renders and the cluster tier check, and no other", () => {
+  const text = fs.readFileSync(path.join(root, "docs/safety.md"), "utf8");
+  const documented = [...text.matchAll(/^\| `([a-z0-9-]+)` +\|/gm)].map((m) => m[1]);
+  expect([...new Set(documented)].sort()).toEqual(
+    [...new Set([...Object.keys(invariants), ...Object.keys(clusterInvariants)])].sort(),
+  );
 });
 
 // ---------------------------------------------------------------------------------------------------

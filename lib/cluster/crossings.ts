@@ -1,6 +1,7 @@
 import { meshAdmissions, type AdmittedPod } from "../meshes";
 import { admittedPod, type ObjectSet } from "./objectSet";
 import { nameOf, selects, type KubeObject, type LabelSelector, type PodTemplate } from "./objects";
+import { managedMonitorKinds, scrapeTargets } from "./scrapes";
 
 /**
  * Invariants at the crossings of mesh, ingress, TLS and monitoring, over the object set a cluster
@@ -14,9 +15,6 @@ export interface CrossingFinding {
   readonly message: string;
 }
 
-const monitorKinds = new Set(["PodMonitor", "ServiceMonitor", "PodMonitoring", "ClusterPodMonitoring"]);
-const managedPrometheus = new Set(["PodMonitoring", "ClusterPodMonitoring"]);
-
 function namespaceMap(set: ObjectSet): Map<string, KubeObject> {
   return new Map(set.objects.filter((o) => o.kind === "Namespace").map((o) => [o.metadata.name, o]));
 }
@@ -24,7 +22,7 @@ function namespaceMap(set: ObjectSet): Map<string, KubeObject> {
 /** Where a Prometheus of the set runs its pods: in a mesh, outside it, or (not in the set) unknown. */
 function scraperInMesh(set: ObjectSet, monitor: KubeObject): boolean | undefined {
   // Managed Prometheus's collectors run in gmp-system, which the platform never enrols.
-  if (managedPrometheus.has(monitor.kind)) return false;
+  if (managedMonitorKinds.has(monitor.kind)) return false;
   const prometheuses = set.objects.filter(
     (o) => o.kind === "Prometheus" && o.apiVersion.startsWith("monitoring.coreos.com/"),
   );
@@ -51,101 +49,38 @@ function scraperInMesh(set: ObjectSet, monitor: KubeObject): boolean | undefined
   });
 }
 
-/** The ports a monitor scrapes: names or numbers, `undefined` where it names none. */
-function scrapedPorts(m: KubeObject): (string | number | undefined)[] {
-  const spec = (m.spec ?? {}) as {
-    podMetricsEndpoints?: { port?: string; portNumber?: number }[];
-    endpoints?: { port?: string | number; targetPort?: string | number }[];
-  };
-  if (m.kind === "PodMonitor") return (spec.podMetricsEndpoints ?? [{}]).map((e) => e.port ?? e.portNumber);
-  return (spec.endpoints ?? [{}]).map((e) => e.port);
-}
-
-/** Pods a PodMonitor or PodMonitoring selects, with the relabelling that picks one container applied. */
-function monitoredPods(set: ObjectSet, m: KubeObject): PodTemplate[] {
-  const spec = (m.spec ?? {}) as {
-    selector?: LabelSelector;
-    namespaceSelector?: { any?: boolean; matchNames?: string[] };
-  };
-  const inScope = (ns: string) =>
-    m.kind === "ClusterPodMonitoring" ||
-    spec.namespaceSelector?.any === true ||
-    (spec.namespaceSelector?.matchNames ?? [m.metadata.namespace]).includes(ns);
-  return set.pods.filter((p) => inScope(p.namespace) && selects(spec.selector, p.labels));
-}
-
-/** A port's number on a pod, by name or as given. */
-function portNumber(pod: PodTemplate, port: string | number | undefined): number | undefined {
-  if (typeof port === "number") return port;
-  for (const c of [...pod.containers, ...pod.initContainers])
-    for (const p of c.ports ?? []) if (p.name !== undefined && p.name === port) return p.containerPort;
-  return undefined;
-}
-
-interface Relabel {
-  readonly action?: string;
-  readonly sourceLabels?: readonly string[];
-  readonly regex?: string;
-  readonly replacement?: string;
-  readonly targetLabel?: string;
-}
-
-/**
- * The port a PodMonitor's endpoint really scrapes on a pod, after its relabellings: a target rewritten
- * to a fixed port (`__address__` replaced by `...:<port>`, as a merged-metrics PodMonitor does) or to the
- * pod's `prometheus.io/port` annotation (Istio's envoy-stats-monitor); else the endpoint's own port.
- */
-function scrapedPort(
-  m: KubeObject,
-  pod: PodTemplate,
-  declared: string | number | undefined,
-): string | number | undefined {
-  const endpoints =
-    (m.spec as { podMetricsEndpoints?: { relabelings?: Relabel[] }[] } | undefined)?.podMetricsEndpoints ??
-    [];
-  for (const e of endpoints)
-    for (const r of e.relabelings ?? []) {
-      if (r.targetLabel !== "__address__") continue;
-      if ((r.sourceLabels ?? []).includes("__meta_kubernetes_pod_annotation_prometheus_io_port")) {
-        const annotated = Number(pod.annotations["prometheus.io/port"]);
-        if (Number.isInteger(annotated) && annotated > 0) return annotated;
-      }
-      const fixed = /:(\d+)$/.exec(r.replacement ?? "")?.[1];
-      if (fixed) return Number(fixed);
-    }
-  return declared;
-}
-
-/** Every Pod- and ServiceMonitor scrape of a meshed pod passes the mesh's mTLS. */
+/** Every monitor's scrape of a meshed pod passes the mesh's mTLS, at the port it really reaches. */
 export function scrapesPassTheMesh(set: ObjectSet): CrossingFinding[] {
   const findings: CrossingFinding[] = [];
   const namespaces = namespaceMap(set);
-  for (const m of set.objects.filter((o) => monitorKinds.has(o.kind) && o.kind !== "ServiceMonitor")) {
-    const inMesh = scraperInMesh(set, m);
-    for (const declared of scrapedPorts(m)) {
-      for (const pod of monitoredPods(set, m)) {
-        const port = scrapedPort(m, pod, declared);
-        for (const mesh of meshAdmissions) {
-          const refusal = mesh.scrapeRefusal({
-            pod: admittedPod(pod, namespaces),
-            namespace: pod.namespace,
-            sidecar: pod.proxy === mesh.mesh,
-            captured: pod.captured === mesh.mesh,
-            port,
-            portNumber: portNumber(pod, port),
-            scraperInMesh: inMesh,
-            objects: set.objects,
-          });
-          if (refusal)
-            findings.push({
-              object: nameOf(m),
-              message: `scrapes ${nameOf(pod.owner)}, which ${mesh.mesh} refuses: ${refusal}`,
-            });
-        }
-      }
+  const inMesh = new Map<KubeObject, boolean | undefined>();
+  for (const t of scrapeTargets(set)) {
+    const pod = t.pod;
+    if (!pod) continue;
+    if (!inMesh.has(t.monitorObject)) inMesh.set(t.monitorObject, scraperInMesh(set, t.monitorObject));
+    const declared = [...pod.containers, ...pod.initContainers]
+      .flatMap((c) => c.ports ?? [])
+      .find((p) => p.containerPort === t.port);
+    for (const mesh of meshAdmissions) {
+      const refusal = mesh.scrapeRefusal({
+        pod: admittedPod(pod, namespaces),
+        namespace: pod.namespace,
+        sidecar: pod.proxy === mesh.mesh,
+        captured: pod.captured === mesh.mesh,
+        port: declared?.name ?? t.port,
+        portNumber: t.port,
+        scraperInMesh: inMesh.get(t.monitorObject),
+        objects: set.objects,
+      });
+      if (refusal)
+        findings.push({
+          object: t.monitor,
+          message: `scrapes ${nameOf(pod.owner)}, which ${mesh.mesh} refuses: ${refusal}`,
+        });
     }
   }
-  return findings;
+  // One finding per monitor, pod and reason: a pod's replicas and ports say the same thing.
+  return [...new Map(findings.map((f) => [`${f.object}\n${f.message}`, f])).values()];
 }
 
 /** cert-manager's HTTP-01 solver pod's own metadata (pkg/issuer/acme/http/pod.go at v1.21.1). */

@@ -3,3 +3,4 @@ export * from "./helm";
 export * from "./objectSet";
 export * from "./invariants";
 export * from "./crossings";
+export * from "./scrapes";

@@ -16,6 +16,7 @@ import {
   type LabelSelector,
   type PodTemplate,
 } from "./objects";
+import { monitorKinds, scrapeTargets } from "./scrapes";
 
 /** One thing in a render's object set that would fail or silently degrade on a cluster. */
 export interface ClusterFinding {
@@ -106,34 +107,36 @@ const checks: Record<ClusterInvariant, (set: ObjectSet) => ClusterFinding[]> = {
   "monitors-select": (set) => {
     const findings: ClusterFinding[] = [];
     const monitors = set.objects.filter((o) => monitorKinds.has(o.kind));
-    for (const m of monitors) {
-      for (const port of scrapedPorts(m)) {
-        if (
-          m.kind === "ServiceMonitor"
-            ? serviceMonitorServes(set, m, port)
-            : scrapedPods(set, m).some((p) => exposes(p, port, managedPrometheus.has(m.kind)))
-        )
-          continue;
+    const targets = scrapeTargets(set);
+    // A monitor over every namespace is a mesh's catch-all for the workloads users add later: a render
+    // may have none yet, and the mesh-parts rule below judges it by what it must cover.
+    for (const m of monitors.filter((o) => !clusterWide(o))) {
+      endpointPorts(m).forEach((port, endpoint) => {
+        if (targets.some((t) => t.monitorObject === m && t.endpoint === endpoint)) return;
         findings.push({
           invariant: "monitors-select",
           object: nameOf(m),
-          message: `selects no pod exposing port ${JSON.stringify(port ?? "(any)")}, so it never scrapes anything: match the selector, namespace and port to what the workload's pods carry, or drop the monitor where the workload is not installed`,
+          message: `selects no pod exposing port ${JSON.stringify(port ?? "(any)")} that its relabelings keep, so it never scrapes anything: match the selector, namespace, port and relabelings to what the workload's pods carry, or drop the monitor where the workload is not installed`,
         });
-      }
+      });
     }
     if (monitors.length === 0) return findings;
-    // Where monitoring is on, every mesh part is scraped: control planes, ztunnel, and every proxy.
+    // Where monitoring is on, every mesh part is scraped: control planes, ztunnel, and every proxy itself.
     for (const pod of set.pods.filter((p) => isMeshPart(set, p))) {
-      const scraped = monitors.some(
-        (m) =>
-          scrapedPods(set, m).includes(pod) &&
-          scrapedPorts(m).some((port) => exposes(pod, port, managedPrometheus.has(m.kind))),
-      );
-      if (!scraped) {
+      const onPod = targets.filter((t) => t.pod === pod);
+      const gaps = [
+        ...(pod.proxy && !onPod.some((t) => t.container?.injectedBy === pod.proxy)
+          ? [`its ${pod.proxy} proxy`]
+          : []),
+        ...(isControlPlane(set, pod) && !onPod.some((t) => t.container?.injectedBy === undefined)
+          ? ["its own metrics"]
+          : []),
+      ];
+      if (gaps.length > 0) {
         findings.push({
           invariant: "monitors-select",
           object: nameOf(pod.owner),
-          message: `is part of the mesh${pod.proxy ? ` (its ${pod.proxy} proxy)` : ""}, but no monitor scrapes it: add a monitor that selects its pods and port`,
+          message: `is part of the mesh, but no monitor scrapes ${gaps.join(" or ")}: add a monitor that selects its pods, port and container`,
         });
       }
     }
@@ -469,8 +472,6 @@ function spreadAcrossZones(pod: PodTemplate): boolean {
   );
 }
 
-const monitorKinds = new Set(["PodMonitor", "ServiceMonitor", "PodMonitoring", "ClusterPodMonitoring"]);
-
 /**
  * Charts that run a control plane, which must survive a node drain in prod: cert-manager and
  * trust-manager (every certificate and trust bundle), the ingress controllers (all inbound traffic), and
@@ -503,8 +504,8 @@ function injectionWebhooks(
     );
 }
 
-/** The ports a monitor scrapes: names or numbers, `undefined` where it names none. */
-function scrapedPorts(m: KubeObject): (string | number | undefined)[] {
+/** Each endpoint's port, by name or number (`undefined` where it names none), in the monitor's order. */
+function endpointPorts(m: KubeObject): (string | number | undefined)[] {
   const spec = (m.spec ?? {}) as {
     podMetricsEndpoints?: { port?: string; portNumber?: number }[];
     endpoints?: { port?: string | number }[];
@@ -513,108 +514,21 @@ function scrapedPorts(m: KubeObject): (string | number | undefined)[] {
   return (spec.endpoints ?? [{}]).map((e) => e.port);
 }
 
-/** The pods a monitor scrapes (for a ServiceMonitor, the pods of the Services it selects). */
-function scrapedPods(set: ObjectSet, m: KubeObject): PodTemplate[] {
-  const spec = (m.spec ?? {}) as {
-    selector?: LabelSelector;
-    namespaceSelector?: { any?: boolean; matchNames?: string[] };
-  };
-  const inScope = (ns: string) =>
-    m.kind === "ClusterPodMonitoring" ||
-    spec.namespaceSelector?.any === true ||
-    (spec.namespaceSelector?.matchNames ?? [m.metadata.namespace]).includes(ns);
-  if (m.kind === "ServiceMonitor") {
-    return set.objects
-      .filter(
-        (o) =>
-          o.kind === "Service" &&
-          inScope(o.metadata.namespace ?? "") &&
-          selects(spec.selector, o.metadata.labels ?? {}),
-      )
-      .flatMap((svc) => servicePods(set, svc));
-  }
-  return set.pods.filter((p) => inScope(p.namespace) && selects(spec.selector, p.labels));
-}
-
-/**
- * Whether a ServiceMonitor's endpoint reaches something: a Service it selects has the port, and the
- * pods behind that port exist (in the set, made by a controller in the set, or served by GKE itself).
- */
-function serviceMonitorServes(set: ObjectSet, m: KubeObject, port: string | number | undefined): boolean {
-  const spec = (m.spec ?? {}) as {
-    selector?: LabelSelector;
-    namespaceSelector?: { any?: boolean; matchNames?: string[] };
-  };
-  const inScope = (ns: string) =>
-    spec.namespaceSelector?.any === true ||
-    (spec.namespaceSelector?.matchNames ?? [m.metadata.namespace]).includes(ns);
-  const external = servedOutsideTheSet.find((e) => selects(spec.selector, e.labels) && inScope(e.namespace));
-  if (external) return port === undefined || external.ports.includes(String(port));
-  return set.objects
-    .filter(
-      (o) =>
-        o.kind === "Service" &&
-        inScope(o.metadata.namespace ?? "") &&
-        selects(spec.selector, o.metadata.labels ?? {}),
-    )
-    .some((svc) => {
-      const ports = (
-        (svc.spec as { ports?: { name?: string; port: number; targetPort?: string | number }[] }).ports ?? []
-      ).filter((p) => port === undefined || p.name === port);
-      return ports.some((p) => {
-        const target = p.targetPort ?? p.port;
-        return servicePods(set, svc).some((pod) => exposes(pod, target)) || madeByController(set, svc);
-      });
-    });
-}
-
-/**
- * Scrape targets that exist on every GKE cluster though no object in the set describes them: the
- * kubelets behind the Service the Prometheus Operator maintains (kube-prometheus-stack values.yaml
- * prometheusOperator.kubeletService), and the API server behind default/kubernetes.
- */
-const servedOutsideTheSet: { namespace: string; labels: Record<string, string>; ports: string[] }[] = [
-  {
-    namespace: "kube-system",
-    labels: { "app.kubernetes.io/name": "kubelet", "k8s-app": "kubelet" },
-    ports: ["https-metrics", "http-metrics"],
-  },
-  { namespace: "default", labels: { component: "apiserver", provider: "kubernetes" }, ports: ["https"] },
-];
-
-/**
- * Pods a controller in the set makes from a custom resource: the Prometheus Operator's StatefulSets for
- * each Prometheus and Alertmanager (their Services select `app.kubernetes.io/name` prometheus or
- * alertmanager; kube-prometheus-stack templates/prometheus/service.yaml, templates/alertmanager/service.yaml).
- */
-function madeByController(set: ObjectSet, svc: KubeObject): boolean {
-  const selector = (svc.spec as { selector?: Record<string, string> } | undefined)?.selector ?? {};
-  const kind = { prometheus: "Prometheus", alertmanager: "Alertmanager" }[
-    selector["app.kubernetes.io/name"] ?? ""
-  ];
+/** A monitor of every namespace: a ClusterPodMonitoring, or a Prometheus Operator monitor with `any`. */
+function clusterWide(m: KubeObject): boolean {
   return (
-    kind !== undefined &&
-    set.objects.some((o) => o.kind === kind && o.metadata.namespace === svc.metadata.namespace)
+    m.kind === "ClusterPodMonitoring" ||
+    (m.spec as { namespaceSelector?: { any?: boolean } } | undefined)?.namespaceSelector?.any === true
   );
 }
 
-/**
- * Whether a scrape of `port` reaches the pod. The Prometheus Operator keeps only targets whose declared
- * container port has that name or number (pkg/prometheus/promcfg.go, `port` and `portNumber`);
- * Managed Prometheus scrapes a numeric port whether declared or not (prometheus-engine v0.17.2
- * pkg/operator/apis/monitoring/v1/pod_config.go), so a port served undeclared counts there.
- */
-function exposes(pod: PodTemplate, port: string | number | undefined, undeclaredToo = false): boolean {
+/** Whether a container of the pod declares the port, by name or number. */
+function exposes(pod: PodTemplate, port: string | number | undefined): boolean {
   if (port === undefined) return true;
-  return [...pod.containers, ...pod.initContainers].some(
-    (c) =>
-      (c.ports ?? []).some((p) => p.name === port || p.containerPort === port) ||
-      (undeclaredToo && typeof port === "number" && (c.listens ?? []).includes(port)),
+  return [...pod.containers, ...pod.initContainers].some((c) =>
+    (c.ports ?? []).some((p) => p.name === port || p.containerPort === port),
   );
 }
-
-/** Managed Prometheus' monitor kinds. */
-const managedPrometheus = new Set(["PodMonitoring", "ClusterPodMonitoring"]);
 
 function servicePods(set: ObjectSet, svc: KubeObject): PodTemplate[] {
   const selector = (svc.spec as { selector?: Record<string, string> } | undefined)?.selector;
@@ -624,13 +538,17 @@ function servicePods(set: ObjectSet, svc: KubeObject): PodTemplate[] {
   );
 }
 
+/** A pod of a mesh chart whose own metrics monitoring must cover: a control plane, ztunnel. */
+function isControlPlane(set: ObjectSet, pod: PodTemplate): boolean {
+  const release = set.releaseOf.get(pod.owner);
+  return release !== undefined && meshAdmissions.some((m) => m.scrapedCharts.includes(release.chart));
+}
+
 /** Control planes, ztunnel, and every pod with a proxy: what the mesh's monitors must cover. */
 function isMeshPart(set: ObjectSet, pod: PodTemplate): boolean {
   // Jobs run and finish; only what keeps running is scraped.
   if (pod.owner.kind === "Job" || pod.owner.kind === "CronJob") return false;
-  if (pod.proxy) return true;
-  const release = set.releaseOf.get(pod.owner);
-  return release !== undefined && meshAdmissions.some((m) => m.scrapedCharts.includes(release.chart));
+  return pod.proxy !== undefined || isControlPlane(set, pod);
 }
 
 /** The Services a route, an Ingress or an IngressRoute sends to, with their namespace. */

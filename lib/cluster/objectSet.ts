@@ -292,6 +292,7 @@ function admit(objects: readonly KubeObject[], releases: readonly TemplatedRelea
       ports: c.ports,
       listens: c.listens,
       resources: c.resources,
+      injectedBy: hook.admission.mesh,
     });
     return [
       {

@@ -61,6 +61,8 @@ export interface Container {
   readonly ports?: readonly { readonly name?: string; readonly containerPort: number }[];
   /** Ports served without being declared (known from the mesh's injector, for injected proxies). */
   readonly listens?: readonly number[];
+  /** The mesh whose injector added it (its proxy, or the proxy's init container). */
+  readonly injectedBy?: string;
   readonly resources?: {
     readonly requests?: Readonly<Record<string, unknown>>;
     readonly limits?: Readonly<Record<string, unknown>>;

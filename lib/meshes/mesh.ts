@@ -30,6 +30,20 @@ export interface MeshRelease {
   readonly chart: ChartName;
   /** Another version than the chart's pin (an Istio canary revision). @default the pin */
   readonly version?: string;
+  /**
+   * Chart values the mesh's behaviour in the platform rests on, at the chart's own default: an override
+   * that changes one is refused, naming what would break.
+   */
+  readonly reliedOn?: readonly ReliedOnValue[];
+}
+
+/** A chart value the platform relies on, and why. */
+export interface ReliedOnValue {
+  /** The value's path, dot-separated as in the chart's values.yaml. */
+  readonly path: string;
+  readonly value: string | number | boolean;
+  /** What breaks without it. */
+  readonly reason: string;
 }
 
 /** An app's metrics endpoint on its own port. */

@@ -1,5 +1,6 @@
 import type { ConfigProblem, PlatformConfig } from "../config";
 import { crdClaimProblems, crdValues, type CrdOwners } from "../crds";
+import type { ReliedOnValue } from "../meshes";
 import { finalValues, valueKeyProblems, type ChartContext } from "../deploy";
 import { charts, type ChartName } from "../versions";
 
@@ -12,7 +13,12 @@ import { charts, type ChartName } from "../versions";
 export function chartContext(
   config: PlatformConfig,
   owners: CrdOwners,
-  releases: Readonly<Record<string, { readonly chart: ChartName; readonly version?: string }>>,
+  releases: Readonly<
+    Record<
+      string,
+      { readonly chart: ChartName; readonly version?: string; readonly reliedOn?: readonly ReliedOnValue[] }
+    >
+  >,
 ): { context: ChartContext; problems: ConfigProblem[] } {
   const context: ChartContext = { owners, overrides: config.overrides.charts };
   const problems: ConfigProblem[] = [];
@@ -45,11 +51,30 @@ export function chartContext(
         })),
       );
     }
+    for (const relied of planned.reliedOn ?? []) {
+      const set = valueAt(override.values, relied.path.split("."));
+      if (set === undefined || set === relied.value) continue;
+      problems.push({
+        path: `${at}.values.${relied.path}`,
+        problem: `is ${JSON.stringify(set)}, but ${relied.reason}`,
+        allowed: JSON.stringify(relied.value),
+        fix: `remove ${at}.values.${relied.path}`,
+      });
+    }
     problems.push(
       ...crdClaimProblems(owners, [{ release, chart, values: finalValues(chart, {}, context, release) }]),
     );
   }
   return { context, problems };
+}
+
+function valueAt(values: Record<string, unknown>, keys: readonly string[]): unknown {
+  let cur: unknown = values;
+  for (const k of keys) {
+    if (cur === null || typeof cur !== "object" || Array.isArray(cur)) return undefined;
+    cur = (cur as Record<string, unknown>)[k];
+  }
+  return cur;
 }
 
 function pathsOf(values: Record<string, unknown>, prefix = ""): string[] {

@@ -25,7 +25,14 @@ import {
   type Exposure,
   type MeshRouteSpec,
 } from "../manifests";
-import { meshFor, otherMeshKeyProblems, type GrafanaDashboard, type Mesh, type PodMetadata } from "../meshes";
+import {
+  meshFor,
+  otherMeshKeyProblems,
+  type GrafanaDashboard,
+  type Mesh,
+  type PodMetadata,
+  type ReliedOnValue,
+} from "../meshes";
 import {
   charts,
   googleLoadBalancerRanges,
@@ -41,6 +48,8 @@ export interface PlannedRelease {
   readonly chart: ChartName;
   /** Another version than the chart's pin (an Istio canary revision). @default the pin */
   readonly version?: string;
+  /** Values the platform relies on, which an override may not change (`MeshRelease.reliedOn`). */
+  readonly reliedOn?: readonly ReliedOnValue[];
 }
 
 /** An app namespace: the mesh's enrolment, deny by default, the shared Gateway's access label. */
@@ -284,7 +293,8 @@ function plannedReleases(config: PlatformConfig, mesh: Mesh): Record<string, Pla
   const releases: Record<string, PlannedRelease> = {};
   if (needsCertManager(config, mesh)) releases["cert-manager"] = { chart: "certManager" };
   if (mesh.needsTrustManager) releases["trust-manager"] = { chart: "trustManager" };
-  for (const r of mesh.releases) releases[r.release] = { chart: r.chart, version: r.version };
+  for (const r of mesh.releases)
+    releases[r.release] = { chart: r.chart, version: r.version, reliedOn: r.reliedOn };
   if (config.monitoring.backend === "prometheus")
     releases["kube-prometheus-stack"] = { chart: "kubePrometheusStack" };
   if (config.ingress.kind === "traefik") releases.traefik = { chart: "traefik" };

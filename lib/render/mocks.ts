@@ -3,10 +3,11 @@ import * as pulumi from "@pulumi/pulumi";
 /**
  * Offline stand-ins for what the cloud computes. Values derivable from inputs (GCP resource ids,
  * service account emails) are derived; values only known after `pulumi up` (endpoints, IPs, the CA,
- * the project number) are explicit placeholders, so a render never shows `undefined`.
+ * the project number) are explicit placeholders, so a render never shows `undefined`. A placeholder
+ * has no `: `: one that reaches a chart's values (an existing cluster's ranges) still templates as YAML.
  */
 export function placeholder(what: string): string {
-  return `<known after deploy: ${what}>`;
+  return `<known after deploy, ${what}>`;
 }
 
 type Inputs = Record<string, unknown>;

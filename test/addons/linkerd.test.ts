@@ -467,7 +467,7 @@ test("the proxies' cluster networks are the pod and Service ranges the platform 
     cluster: { mode: "existing", existing: { name: "shared", location: "europe-west1" } },
   });
   expect(values(release(existing, "linkerd-control-plane")).clusterNetworks).toBe(
-    "<known after deploy: shared pod range>,<known after deploy: shared Service range>",
+    "<known after deploy, shared pod range>,<known after deploy, shared Service range>",
   );
   // A cluster known by kubeconfig only has no ranges the platform can read: the chart's default stays.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kubeconfig-"));

@@ -283,6 +283,104 @@ describe("monitors-select", () => {
   });
 });
 
+describe("monitors-select: what the relabelings keep", () => {
+  // linkerd-control-plane templates/proxy-injector-rbac.yaml at edge-26.8.3: the injector's webhook.
+  const injector = object(
+    "admissionregistration.k8s.io/v1",
+    "MutatingWebhookConfiguration",
+    "linkerd-proxy-injector-webhook-config",
+    undefined,
+    {
+      webhooks: [
+        {
+          name: "linkerd-proxy-injector.linkerd.io",
+          namespaceSelector: {
+            matchExpressions: [
+              { key: "config.linkerd.io/admission-webhooks", operator: "NotIn", values: ["disabled"] },
+            ],
+          },
+        },
+      ],
+    },
+  );
+  const cp = release("linkerd-control-plane", "linkerd-control-plane", "linkerd", [injector]);
+  const meshed = namespace("shop", {}, { "linkerd.io/inject": "enabled" });
+  const app = deployment("shop", "shop", {
+    containers: [{ name: "shop", ports: [{ name: "http", containerPort: 8080 }], resources: sized }],
+  });
+  // The chart's proxy PodMonitor selects every pod, and its keep relabeling narrows it to the proxies of
+  // one control plane (linkerd-control-plane templates/podmonitor.yaml).
+  const proxies = (controlPlane: string) =>
+    object("monitoring.coreos.com/v1", "PodMonitor", "linkerd-proxy", "linkerd", {
+      spec: {
+        namespaceSelector: { any: true },
+        selector: { matchLabels: {} },
+        podMetricsEndpoints: [
+          {
+            relabelings: [
+              {
+                action: "keep",
+                sourceLabels: [
+                  "__meta_kubernetes_pod_container_name",
+                  "__meta_kubernetes_pod_container_port_name",
+                  "__meta_kubernetes_pod_label_linkerd_io_control_plane_ns",
+                ],
+                regex: `^linkerd-proxy;linkerd-admin;${controlPlane}$`,
+              },
+            ],
+          },
+        ],
+      },
+    });
+
+  test("a monitor that selects every pod but keeps none leaves the proxies unscraped", () => {
+    expect(of(check([meshed, app, proxies("linkerd")], [cp]), "monitors-select")).toEqual([]);
+    // Over every namespace, it is the catch-all for workloads added later: judged by the proxies it misses.
+    expect(of(check([meshed, app, proxies("linkerd-other")], [cp]), "monitors-select")).toEqual([
+      "Deployment shop/shop",
+    ]);
+    // In one namespace, a monitor that keeps nothing is a finding itself.
+    const inShop = {
+      ...proxies("linkerd-other"),
+      spec: { ...(proxies("linkerd-other").spec as Json), namespaceSelector: { matchNames: ["shop"] } },
+    };
+    expect(of(check([meshed, app, inShop], [cp]), "monitors-select")).toEqual([
+      "PodMonitor linkerd/linkerd-proxy",
+      "Deployment shop/shop",
+    ]);
+  });
+
+  test("a monitor of the app's port does not scrape its proxy", () => {
+    const appOnly = object("monitoring.coreos.com/v1", "PodMonitor", "shop", "shop", {
+      spec: { selector: { matchLabels: { app: "shop" } }, podMetricsEndpoints: [{ port: "http" }] },
+    });
+    const findings = check([meshed, app, appOnly], [cp]).filter((f) => f.invariant === "monitors-select");
+    expect(findings).toEqual([
+      expect.objectContaining({
+        object: "Deployment shop/shop",
+        message: expect.stringContaining("no monitor scrapes its linkerd proxy") as string,
+      }),
+    ]);
+  });
+
+  test("a ServiceMonitor reaches the pods behind its Service's port, by the port's targetPort", () => {
+    const service = (targetPort: string | number) =>
+      object("v1", "Service", "shop", "shop", {
+        metadata: { labels: { app: "shop" } },
+        spec: { selector: { app: "shop" }, ports: [{ name: "web", port: 80, targetPort }] },
+      });
+    const monitor = object("monitoring.coreos.com/v1", "ServiceMonitor", "shop", "shop", {
+      spec: { selector: { matchLabels: { app: "shop" } }, endpoints: [{ port: "web" }] },
+    });
+    const plain = namespace("shop");
+    expect(of(check([plain, app, service("http"), monitor]), "monitors-select")).toEqual([]);
+    expect(of(check([plain, app, service("admin")]), "monitors-select")).toEqual([]);
+    expect(of(check([plain, app, service("admin"), monitor]), "monitors-select")).toEqual([
+      "ServiceMonitor shop/shop",
+    ]);
+  });
+});
+
 describe("certificates-renewed", () => {
   const webhookWith = (caBundle: string, annotations: Record<string, string> = {}) =>
     object(
@@ -657,6 +755,27 @@ describe("scrapes-pass-the-mesh", () => {
       containers: [{ name: "shop", ports: [{ name: "http", containerPort: 8080 }], resources: sized }],
     });
     expect(of(check([ns, excluded, strict, appPort], [istiod]), "scrapes-pass-the-mesh")).toEqual([]);
+  });
+
+  test("a ServiceMonitor's scrape of the app's port through its Service is refused the same way", () => {
+    const ns = namespace("shop", { "istio-injection": "enabled" });
+    const service = object("v1", "Service", "shop", "shop", {
+      metadata: { labels: { app: "shop" } },
+      spec: { selector: { app: "shop" }, ports: [{ name: "web", port: 80, targetPort: 8080 }] },
+    });
+    const monitor = object("monitoring.coreos.com/v1", "ServiceMonitor", "shop", "shop", {
+      spec: { selector: { matchLabels: { app: "shop" } }, endpoints: [{ port: "web" }] },
+    });
+    const findings = check([ns, app, strict, service, monitor], [istiod]).filter(
+      (f) => f.invariant === "scrapes-pass-the-mesh",
+    );
+    expect(findings).toEqual([
+      {
+        invariant: "scrapes-pass-the-mesh",
+        object: "ServiceMonitor shop/shop",
+        message: expect.stringContaining('its port "http" takes only mTLS under STRICT') as string,
+      },
+    ]);
   });
 
   test("ambient under STRICT: only a scraper enrolled in the mesh gets through ztunnel", () => {

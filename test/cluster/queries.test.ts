@@ -1,6 +1,13 @@
 import * as fs from "fs";
 import { App, Chart } from "cdk8s";
-import { joinObjectSet, type KubeObject, type ObjectSet, type TemplatedRelease } from "../../lib/cluster";
+import {
+  joinObjectSet,
+  relabel,
+  scrapeTargets,
+  type KubeObject,
+  type ObjectSet,
+  type TemplatedRelease,
+} from "../../lib/cluster";
 import { IstioMonitors, LinkerdMonitors } from "../../lib/meshes";
 import { linkerdFacts } from "../../lib/versions";
 import {
@@ -8,9 +15,7 @@ import {
   dashboardQueries,
   dashboardsDir,
   linkerdDashboardFiles,
-  relabel,
   renderQueries,
-  scrapeTargets,
   selectorsOf,
 } from "./queries";
 

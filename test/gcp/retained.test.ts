@@ -52,7 +52,7 @@ const nameStrategies: Record<string, (r: RenderedResource, result: RenderResult)
     const ring = result.resources.find((x) => x.type === KEY_RING && r.dependencies.includes(x.key));
     expect(ring).toBeDefined();
     autoNamed(ring as RenderedResource);
-    expect(String(at(r, "keyRing"))).toMatch(/\/keyRings\/.+-<known after deploy: random suffix>$/);
+    expect(String(at(r, "keyRing"))).toMatch(/\/keyRings\/.+-<known after deploy, random suffix>$/);
   },
   // Backups outlive the cluster; the plan has no fixed name, so a new environment makes a new plan.
   [BACKUP_PLAN]: (r) => expect(at(r, "name")).toBeUndefined(),

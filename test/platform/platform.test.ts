@@ -52,6 +52,52 @@ describe("overrides without forking", () => {
     );
   });
 
+  test("an istiod value the platform's probes and scrapes rest on cannot be turned off", async () => {
+    const istio = (istiod: Record<string, unknown>) =>
+      config({ mesh: { kind: "istio" }, overrides: { charts: { istiod: { values: istiod } } } });
+    expect(
+      () =>
+        new Platform("p", {
+          config: istio({
+            meshConfig: { enablePrometheusMerge: false },
+            sidecarInjectorWebhook: { rewriteAppHTTPProbe: false },
+          }),
+        }),
+    ).toThrow(
+      new ConfigError([
+        {
+          path: "platform:overrides.charts.istiod.values.meshConfig.enablePrometheusMerge",
+          problem:
+            "is false, but the platform's proxy monitors and meshed apps' scrapes read the metrics pilot-agent merges on port 15020",
+          allowed: "true",
+          fix: "remove platform:overrides.charts.istiod.values.meshConfig.enablePrometheusMerge",
+        },
+        {
+          path: "platform:overrides.charts.istiod.values.sidecarInjectorWebhook.rewriteAppHTTPProbe",
+          problem:
+            "is false, but kubelet's HTTP probes reach apps through pilot-agent, past the sidecar's mTLS and the platform's authorization policies (pkg/kube/inject/app_probe.go)",
+          allowed: "true",
+          fix: "remove platform:overrides.charts.istiod.values.sidecarInjectorWebhook.rewriteAppHTTPProbe",
+        },
+      ]).message,
+    );
+    // Set to what the platform relies on, or without sidecars to rewrite probes for, it is the user's.
+    await expect(
+      renderPlatform({
+        mesh: { kind: "istio" },
+        overrides: { charts: { istiod: { values: { meshConfig: { enablePrometheusMerge: true } } } } },
+      }),
+    ).resolves.toBeDefined();
+    await expect(
+      renderPlatform({
+        mesh: { kind: "istio", dataplane: "ambient" },
+        overrides: {
+          charts: { istiod: { values: { sidecarInjectorWebhook: { rewriteAppHTTPProbe: false } } } },
+        },
+      }),
+    ).resolves.toBeDefined();
+  });
+
   test("with overrideCrdFlags the user's value wins, but a second owner still fails", async () => {
     const result = await renderPlatform({
       overrides: {

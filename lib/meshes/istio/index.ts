@@ -1,7 +1,7 @@
 import type { ConfigProblem, EnvironmentInput, PlatformConfig } from "../../config";
 import { showValue } from "../../config";
 import { charts, istioFacts, istioVersions } from "../../versions";
-import { plainScrape, type Mesh, type MeshConfig, type MeshRelease } from "../mesh";
+import { plainScrape, type Mesh, type MeshConfig, type MeshRelease, type ReliedOnValue } from "../mesh";
 import { autopilotProxyProblems } from "../rules";
 import { LoadBalancerPort, PermissivePods } from "./manifests";
 
@@ -57,6 +57,29 @@ export function istioBaseVersion(istio: Pick<MeshConfig["istio"], "revisions">):
   }, istioVersions[0]);
 }
 
+/** istiod's values the platform's probes and scrapes rest on, at their defaults (istiod values.yaml at 1.30.3). */
+function istiodReliedOn(ambient: boolean): ReliedOnValue[] {
+  return [
+    {
+      path: "meshConfig.enablePrometheusMerge",
+      value: true,
+      reason:
+        "the platform's proxy monitors and meshed apps' scrapes read the metrics pilot-agent merges on port 15020",
+    },
+    // Ambient pods have no sidecar to rewrite probes for.
+    ...(ambient
+      ? []
+      : [
+          {
+            path: "sidecarInjectorWebhook.rewriteAppHTTPProbe",
+            value: true,
+            reason:
+              "kubelet's HTTP probes reach apps through pilot-agent, past the sidecar's mTLS and the platform's authorization policies (pkg/kube/inject/app_probe.go)",
+          },
+        ]),
+  ];
+}
+
 /** Istio from its own charts, workload identity from cert-manager through istio-csr. */
 export function istioMesh(config: MeshConfig): Mesh {
   const ambient = config.dataplane === "ambient";
@@ -72,6 +95,7 @@ export function istioMesh(config: MeshConfig): Mesh {
       release: r.release,
       chart: "istiod" as const,
       version: r.version,
+      reliedOn: istiodReliedOn(ambient),
     })),
     ...(ambient ? [{ release: "ztunnel", chart: "ztunnel" } as const] : []),
   ];
