@@ -11,8 +11,8 @@ export function renderCrossings(result: RenderResult): string[] {
   const releases = result.resources.filter((r) => r.type === RELEASE);
   const chartOf = (r: RenderedResource) => String(r.inputs.chart);
   const named = (chart: string) => releases.filter((r) => chartOf(r) === chart);
-  // What meshed pods need first: the injector (any istiod serves its own revision's pods, so every one),
-  // and ztunnel where it captures pods.
+  // What meshed pods need first: the injector (the istiod of the namespace's revision), and ztunnel
+  // where it captures pods.
   const prerequisites = [...named("linkerd-control-plane"), ...named("istiod"), ...named("ztunnel")];
   if (prerequisites.length === 0) return problems;
   const meshed = result.resources.filter((r) => {
@@ -31,8 +31,21 @@ export function renderCrossings(result: RenderResult): string[] {
   const controllers = [...named("traefik"), ...named("ingress-nginx")];
   for (const r of [...meshed, ...controllers]) {
     const waits = waitsFor(result, r);
+    // A namespace on a revision needs that revision's istiod (its `rev.*` webhooks inject it; the
+    // revision `default` is the unrevisioned istiod); otherwise any istiod's injector will do.
+    const revision = (r.inputs.metadata as { labels?: Record<string, string> } | undefined)?.labels?.[
+      "istio.io/rev"
+    ];
+    const istiod =
+      revision === undefined
+        ? undefined
+        : named("istiod").find(
+            (i) => String(i.inputs.name) === (revision === "default" ? "istiod" : `istiod-${revision}`),
+          );
     const missing = prerequisites.filter(
-      (p) => !waits.has(p.key) && !(chartOf(p) === "istiod" && named("istiod").some((i) => waits.has(i.key))),
+      (p) =>
+        !waits.has(p.key) &&
+        !(chartOf(p) === "istiod" && (istiod ? p !== istiod : named("istiod").some((i) => waits.has(i.key)))),
     );
     for (const p of missing)
       problems.push(
