@@ -74,6 +74,37 @@ export const extras: Record<string, Record<string, unknown>> = {
     },
     apps: [shop],
   },
+  // A canary's first step: the new istiod beside the unrevisioned one, which still serves every namespace.
+  "istio canary, new revision added": {
+    tier: "prod",
+    mesh: {
+      kind: "istio",
+      istio: {
+        revisions: [
+          { name: "default", version: "1.30.3" },
+          { name: "1-30-3", version: "1.30.3" },
+        ],
+        defaultRevision: "default",
+      },
+    },
+    ingress: { kind: "traefik", acme: { email: "a@example.com" } },
+    apps: [shop],
+  },
+  "ambient canary, new revision added": {
+    tier: "prod",
+    mesh: {
+      kind: "istio",
+      dataplane: "ambient",
+      istio: {
+        revisions: [
+          { name: "default", version: "1.30.3" },
+          { name: "1-30-3", version: "1.30.3" },
+        ],
+        defaultRevision: "default",
+      },
+    },
+    apps: [shop],
+  },
   "linkerd tracing": {
     tier: "prod",
     mesh: {
