@@ -39,8 +39,9 @@ export class ExistingCluster extends pulumi.ComponentResource implements Cluster
   readonly gatewayApiChannel: pulumi.Output<string>;
   readonly provider: k8s.Provider;
   /**
-   * The cluster's pod and Service ranges, read from GKE for a cluster found by name (its Service range
-   * may be GKE's own, outside every private range); absent for a cluster known by kubeconfig only.
+   * The cluster's default pod range and its Service range, read from GKE for a cluster found by name (its
+   * Service range may be GKE's own, outside every private range; additional pod ranges are not listed);
+   * absent for a cluster known by kubeconfig only.
    */
   readonly clusterNetworks?: pulumi.Output<string[]>;
 

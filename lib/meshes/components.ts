@@ -34,7 +34,12 @@ export interface MeshInstallArgs {
   /** The Prometheus the mesh's dashboard queries. */
   readonly prometheusUrl?: string;
   /** The cluster's pod and Service ranges, where the platform knows them (it made the network). */
-  readonly clusterNetworks?: pulumi.Input<readonly string[]>;
+  readonly clusterNetworks?: readonly string[];
+  /**
+   * Ranges GKE reports for a cluster made elsewhere (its default pod range and its Service range), known
+   * at deploy: added to the mesh's defaults, since such a cluster may have more pod ranges than these.
+   */
+  readonly reportedClusterNetworks?: pulumi.Input<readonly string[]>;
   /** Where kubelet's probes and other in-cluster clients outside the mesh come from (`Plan.clusterSources`). */
   readonly clusterSources?: readonly string[];
   /** Replicas, requests and limits of every workload. @default the profile, one replica each */
@@ -64,6 +69,7 @@ const installers: { readonly [K in MeshKind]: Installer | undefined } = {
         tracing: a.mesh.config.tracing,
         prometheusUrl: a.prometheusUrl,
         clusterNetworks: a.clusterNetworks,
+        reportedClusterNetworks: a.reportedClusterNetworks,
         probeNetworks: a.clusterSources,
         charts: a.charts,
         certManager: a.certManager,

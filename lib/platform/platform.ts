@@ -176,10 +176,10 @@ export class Platform extends pulumi.ComponentResource {
           monitoring,
           gatewayApiCrds: this.gatewayApiCrds?.resources,
           prometheusUrl: this.prometheus?.url ?? config.monitoring.prometheusUrl,
-          // A cluster made elsewhere says its own ranges (its Service range may lie outside every private one).
-          clusterNetworks:
-            plan.clusterNetworks ??
-            (this.cluster instanceof ExistingCluster ? this.cluster.clusterNetworks : undefined),
+          clusterNetworks: plan.clusterNetworks,
+          // A cluster made elsewhere says its ranges (its Service range may lie outside every private one).
+          reportedClusterNetworks:
+            this.cluster instanceof ExistingCluster ? this.cluster.clusterNetworks : undefined,
           clusterSources: plan.clusterSources,
           sizing: config.sizing,
           meshedIngress: config.ingress.kind === "traefik" || config.ingress.kind === "ingress-nginx",

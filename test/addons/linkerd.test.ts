@@ -461,13 +461,15 @@ test("the proxies' cluster networks are the pod and Service ranges the platform 
   expect(values(release(result, "linkerd-control-plane")).clusterNetworks).toBe(
     "100.64.0.0/14,100.68.0.0/20",
   );
-  // A cluster found by name says its own ranges: GKE's clusterIpv4Cidr and servicesIpv4Cidr, read at deploy
-  // (offline, the mock's placeholders name them), since its Service range may lie outside every private one.
+  // A cluster found by name adds the ranges GKE reports (clusterIpv4Cidr and servicesIpv4Cidr, read at deploy;
+  // offline, the mock's placeholders name them) to the chart's private ranges: its Service range may lie
+  // outside every private one, and pod ranges GKE lists elsewhere (additional, per node pool) stay covered.
   const existing = await renderPlatform({
     cluster: { mode: "existing", existing: { name: "shared", location: "europe-west1" } },
   });
   expect(values(release(existing, "linkerd-control-plane")).clusterNetworks).toBe(
-    "<known after deploy, shared pod range>,<known after deploy, shared Service range>",
+    "10.0.0.0/8,100.64.0.0/10,172.16.0.0/12,192.168.0.0/16,fd00::/8," +
+      "<known after deploy, shared pod range>,<known after deploy, shared Service range>",
   );
   // A cluster known by kubeconfig only has no ranges the platform can read: the chart's default stays.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kubeconfig-"));

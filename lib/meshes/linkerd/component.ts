@@ -15,7 +15,7 @@ import {
   type Values,
 } from "../../deploy";
 import { CertificateAlerts, PlatformNamespace } from "../../manifests";
-import { linkerdFacts } from "../../versions";
+import { linkerdFacts, privateNetworks } from "../../versions";
 import { linkerdIdentityAlertRules } from "./alerts";
 import { LinkerdIssuer, LinkerdTrustAnchor } from "./identity";
 import { LinkerdMonitors } from "./monitors";
@@ -57,7 +57,13 @@ export interface LinkerdArgs {
    * The cluster's pod and Service ranges: the proxies resolve and authorize these as in-cluster.
    * @default the chart's: every private IPv4 range and IPv6 ULAs
    */
-  readonly clusterNetworks?: pulumi.Input<readonly string[]>;
+  readonly clusterNetworks?: readonly string[];
+  /**
+   * Ranges GKE reports for a cluster made elsewhere, known at deploy: added to the chart's default, since
+   * such a cluster may have pod ranges GKE lists elsewhere (additional or per-node-pool ranges).
+   * Ignored with `clusterNetworks`.
+   */
+  readonly reportedClusterNetworks?: pulumi.Input<readonly string[]>;
   /**
    * Where kubelet's probes come from: the policy controller authorizes probes from these networks only.
    * @default the chart's: every address
@@ -106,7 +112,14 @@ export function linkerdResources(s: ResourceSizing): Values {
 export function controlPlaneValues(
   args: Pick<
     LinkerdArgs,
-    "cni" | "nativeSidecars" | "highAvailability" | "tracing" | "clusterNetworks" | "probeNetworks" | "sizing"
+    | "cni"
+    | "nativeSidecars"
+    | "highAvailability"
+    | "tracing"
+    | "clusterNetworks"
+    | "reportedClusterNetworks"
+    | "probeNetworks"
+    | "sizing"
   >,
 ): Values {
   const t = args.tracing;
@@ -123,11 +136,12 @@ export function controlPlaneValues(
       // Native sidecars: Kubernetes stops the proxy when a Job's app exits, so Jobs finish (2.20 default; explicit here).
       proxy: { nativeSidecar: args.nativeSidecars ?? true },
       cniEnabled: args.cni ?? false,
-      // Service discovery and the in-cluster network policy cover exactly these ranges: the chart's
-      // default, every private range, misses pods outside it (LINKERD2_PROXY_DESTINATION_PROFILE_NETWORKS,
-      // LINKERD2_PROXY_POLICY_CLUSTER_NETWORKS in charts/partials/templates/_proxy.tpl; destination's
-      // --cluster-networks in templates/destination.yaml).
-      ...(args.clusterNetworks ? { clusterNetworks: joinedNetworks(args.clusterNetworks) } : {}),
+      // Service discovery and the in-cluster network policy cover the cluster's ranges: the chart's
+      // default, every private range, misses pods and Services outside it, such as GKE's own Service range
+      // 34.118.224.0/20 (LINKERD2_PROXY_DESTINATION_PROFILE_NETWORKS, LINKERD2_PROXY_POLICY_CLUSTER_NETWORKS
+      // in charts/partials/templates/_proxy.tpl; the policy controller's --cluster-networks in
+      // templates/destination.yaml).
+      ...clusterNetworksValue(args),
       // The probe route the policy controller authorizes by itself takes probes from these networks only
       // (templates/destination.yaml --probe-networks; policy-controller/k8s/index/src/inbound/index.rs).
       ...(args.probeNetworks ? { policyController: { probeNetworks: [...args.probeNetworks] } } : {}),
@@ -427,7 +441,21 @@ export class Linkerd extends pulumi.ComponentResource {
   }
 }
 
-/** The ranges as the chart takes them, one comma-separated string; kept plain when known now. */
-function joinedNetworks(networks: pulumi.Input<readonly string[]>): pulumi.Input<string> {
-  return Array.isArray(networks) ? networks.join(",") : pulumi.output(networks).apply((n) => n.join(","));
+/**
+ * `clusterNetworks` as the chart takes it, one comma-separated string: exactly the ranges the platform
+ * made, or the chart's default with the ranges GKE reports added (a plain string when known now).
+ */
+function clusterNetworksValue(
+  args: Pick<LinkerdArgs, "clusterNetworks" | "reportedClusterNetworks">,
+): { clusterNetworks?: pulumi.Input<string> } {
+  if (args.clusterNetworks) return { clusterNetworks: args.clusterNetworks.join(",") };
+  if (!args.reportedClusterNetworks) return {};
+  const withDefault = (reported: readonly string[]) =>
+    [...new Set([...privateNetworks, ...reported])].join(",");
+  const reported = args.reportedClusterNetworks;
+  return {
+    clusterNetworks: Array.isArray(reported)
+      ? withDefault(reported)
+      : pulumi.output(reported).apply(withDefault),
+  };
 }
