@@ -1,5 +1,5 @@
 import { admittedPod, proxyAskedFor, type ObjectSet } from "./objectSet";
-import { meshAdmissions } from "../meshes";
+import { meshAdmissions, type MeshAdmission } from "../meshes";
 import { charts } from "../versions";
 import {
   acmeSolversOutsideTheMesh,
@@ -108,9 +108,9 @@ const checks: Record<ClusterInvariant, (set: ObjectSet) => ClusterFinding[]> = {
     const findings: ClusterFinding[] = [];
     const monitors = set.objects.filter((o) => monitorKinds.has(o.kind));
     const targets = scrapeTargets(set);
-    // A monitor over every namespace is a mesh's catch-all for the workloads users add later: a render
-    // may have none yet, and the mesh-parts rule below judges it by what it must cover.
-    for (const m of monitors.filter((o) => !clusterWide(o))) {
+    // A mesh's monitor of every proxy is a catch-all for the workloads users add later: a render may have
+    // none yet, and the mesh-parts rule below judges it by what it must cover.
+    for (const m of monitors.filter((o) => !isProxyCatchAll(o))) {
       endpointPorts(m).forEach((port, endpoint) => {
         if (targets.some((t) => t.monitorObject === m && t.endpoint === endpoint)) return;
         findings.push({
@@ -124,11 +124,26 @@ const checks: Record<ClusterInvariant, (set: ObjectSet) => ClusterFinding[]> = {
     // Where monitoring is on, every mesh part is scraped: control planes, ztunnel, and every proxy itself.
     for (const pod of set.pods.filter((p) => isMeshPart(set, p))) {
       const onPod = targets.filter((t) => t.pod === pod);
+      const proxy = meshAdmissions.find((a) => a.mesh === pod.proxy);
+      const part = meshPartOf(set, pod);
       const gaps = [
-        ...(pod.proxy && !onPod.some((t) => t.container?.injectedBy === pod.proxy)
-          ? [`its ${pod.proxy} proxy`]
+        // The proxy's metrics come from its own container, not from the init containers the injector adds.
+        ...(proxy &&
+        !onPod.some(
+          (t) => t.container?.injectedBy === proxy.mesh && t.container.name === proxy.proxyContainer,
+        )
+          ? [`its ${proxy.mesh} proxy`]
           : []),
-        ...(isControlPlane(set, pod) && !onPod.some((t) => t.container?.injectedBy === undefined)
+        // A control plane's own metrics come from its own containers: a Linkerd controller's chart-rendered
+        // proxy is not one; ztunnel's only container is named as the sidecar is (ztunnel chart
+        // templates/daemonset.yaml).
+        ...(part &&
+        !onPod.some(
+          (t) =>
+            t.container !== undefined &&
+            t.container.injectedBy === undefined &&
+            (t.container.name !== part.mesh.proxyContainer || part.chart === part.mesh.nodeProxyChart),
+        )
           ? ["its own metrics"]
           : []),
       ];
@@ -514,11 +529,13 @@ function endpointPorts(m: KubeObject): (string | number | undefined)[] {
   return (spec.endpoints ?? [{}]).map((e) => e.port);
 }
 
-/** A monitor of every namespace: a ClusterPodMonitoring, or a Prometheus Operator monitor with `any`. */
-function clusterWide(m: KubeObject): boolean {
-  return (
+/** One of the meshes' monitors of every proxy, over every namespace. */
+function isProxyCatchAll(m: KubeObject): boolean {
+  const everyNamespace =
     m.kind === "ClusterPodMonitoring" ||
-    (m.spec as { namespaceSelector?: { any?: boolean } } | undefined)?.namespaceSelector?.any === true
+    (m.spec as { namespaceSelector?: { any?: boolean } } | undefined)?.namespaceSelector?.any === true;
+  return (
+    everyNamespace && meshAdmissions.some((a) => a.proxyMonitors.includes(`${m.kind} ${m.metadata.name}`))
   );
 }
 
@@ -539,16 +556,17 @@ function servicePods(set: ObjectSet, svc: KubeObject): PodTemplate[] {
 }
 
 /** A pod of a mesh chart whose own metrics monitoring must cover: a control plane, ztunnel. */
-function isControlPlane(set: ObjectSet, pod: PodTemplate): boolean {
-  const release = set.releaseOf.get(pod.owner);
-  return release !== undefined && meshAdmissions.some((m) => m.scrapedCharts.includes(release.chart));
+function meshPartOf(set: ObjectSet, pod: PodTemplate): { mesh: MeshAdmission; chart: string } | undefined {
+  const chart = set.releaseOf.get(pod.owner)?.chart;
+  const mesh = chart === undefined ? undefined : meshAdmissions.find((m) => m.scrapedCharts.includes(chart));
+  return mesh && chart !== undefined ? { mesh, chart } : undefined;
 }
 
 /** Control planes, ztunnel, and every pod with a proxy: what the mesh's monitors must cover. */
 function isMeshPart(set: ObjectSet, pod: PodTemplate): boolean {
   // Jobs run and finish; only what keeps running is scraped.
   if (pod.owner.kind === "Job" || pod.owner.kind === "CronJob") return false;
-  return pod.proxy !== undefined || isControlPlane(set, pod);
+  return pod.proxy !== undefined || meshPartOf(set, pod) !== undefined;
 }
 
 /** The Services a route, an Ingress or an IngressRoute sends to, with their namespace. */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   nameOf,
   selects,
@@ -42,11 +43,45 @@ export interface Relabel {
   readonly separator?: string;
   readonly targetLabel?: string;
   readonly regex?: string;
+  readonly modulus?: number;
   readonly replacement?: string;
   readonly action?: string;
 }
 
-/** Prometheus' relabelling (model/relabel/relabel.go): anchored regexes, `$1` and `${1}` in replacements. */
+/**
+ * A relabelling regex as Prometheus compiles it, `^(?s:<regex>)$` (model/relabel/relabel.go), written in
+ * JavaScript: RE2's `(?P<name>` groups and a leading `(?i)`; undefined where it does not compile.
+ */
+function compile(regex: string): RegExp | undefined {
+  const flags = /^\(\?([imsU]+)\)/.exec(regex);
+  const body = (flags ? regex.slice(flags[0].length) : regex).replace(/\(\?P</g, "(?<");
+  try {
+    return new RegExp(`^(?:${body})$`, `s${flags?.[1].includes("i") ? "i" : ""}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Go's Regexp.Expand: `$1`, `${1}`, `$name`, `${name}` (unknown or unmatched: empty), `$$` a dollar. */
+function expand(m: RegExpExecArray, template: string): string {
+  return template.replace(/\$(?:\$|\{(\w+)\}|(\w+))/g, (whole, braced?: string, bare?: string) => {
+    if (whole === "$$") return "$";
+    const name = braced ?? bare ?? "";
+    return (/^\d+$/.test(name) ? m[Number(name)] : m.groups?.[name]) ?? "";
+  });
+}
+
+/** What `hashmod` writes: the last 8 bytes of the value's MD5, big-endian, modulo the modulus. */
+function hashmod(value: string, modulus: number): string {
+  const digest = createHash("md5").update(value).digest();
+  return String(digest.readBigUInt64BE(8) % BigInt(modulus));
+}
+
+/**
+ * Prometheus' relabelling (model/relabel/relabel.go): anchored regexes, group references in replacements
+ * and target labels, every action. A regex that does not compile keeps nothing: the operator would
+ * refuse the monitor, so it scrapes nothing.
+ */
 export function relabel(
   labels: Record<string, string>,
   rules: readonly Relabel[],
@@ -54,25 +89,40 @@ export function relabel(
   let out = { ...labels };
   for (const r of rules) {
     const action = (r.action ?? "replace").toLowerCase();
-    const re = new RegExp(`^(?:${r.regex ?? "(.*)"})$`);
+    const re = compile(r.regex ?? "(.*)");
+    if (!re) return undefined;
     const value = (r.sourceLabels ?? []).map((l) => out[l] ?? "").join(r.separator ?? ";");
-    const expand = (m: RegExpExecArray, template: string) =>
-      template.replace(/\$\{?(\w+)\}?/g, (_, g: string) => m[Number(g)] ?? "");
+    const target = r.targetLabel ?? "";
     switch (action) {
       case "replace": {
         const m = re.exec(value);
         if (!m || !r.targetLabel) break;
         const v = expand(m, r.replacement ?? "$1");
-        const target = expand(m, r.targetLabel);
-        if (v === "") delete out[target];
-        else out[target] = v;
+        const name = expand(m, target);
+        if (v === "") delete out[name];
+        else out[name] = v;
         break;
       }
+      case "lowercase":
+        out[target] = value.toLowerCase();
+        break;
+      case "uppercase":
+        out[target] = value.toUpperCase();
+        break;
+      case "hashmod":
+        out[target] = hashmod(value, r.modulus ?? 1);
+        break;
       case "keep":
         if (!re.test(value)) return undefined;
         break;
       case "drop":
         if (re.test(value)) return undefined;
+        break;
+      case "keepequal":
+        if (value !== (out[target] ?? "")) return undefined;
+        break;
+      case "dropequal":
+        if (value === (out[target] ?? "")) return undefined;
         break;
       case "labelmap":
         for (const [k, v] of Object.entries(out)) {
@@ -96,27 +146,55 @@ export function relabel(
 const sanitize = (name: string) => name.replace(/[^a-zA-Z0-9_]/g, "_");
 const podIp = "10.0.0.1";
 
-type Port = { readonly name?: string; readonly containerPort: number };
+type Port = { readonly name?: string; readonly containerPort: number; readonly protocol?: string };
 
-/** What Kubernetes service discovery (role pod) says of one container port of a pod. */
-function podMeta(pod: PodTemplate, container: { name: string }, port: Port | undefined, init: boolean) {
+/**
+ * The pod's direct controller, as service discovery reports it: a Deployment's pods belong to its
+ * ReplicaSet, a CronJob's to its Job.
+ */
+function controllerOf(pod: PodTemplate): { kind: string; name: string } {
+  const { kind, metadata } = pod.owner;
+  if (kind === "Deployment") return { kind: "ReplicaSet", name: `${metadata.name}-5d8c9f7b6` };
+  if (kind === "CronJob") return { kind: "Job", name: `${metadata.name}-29000000` };
+  return { kind, name: metadata.name };
+}
+
+/** A name for the pod, as its controller makes them. */
+const podName = (pod: PodTemplate) => `${pod.owner.metadata.name}-0`;
+
+/**
+ * What Kubernetes service discovery says of a pod (discovery/kubernetes/pod.go), and of one container
+ * port where the target has one.
+ */
+function podMeta(
+  pod: PodTemplate,
+  at?: { container: Container; port?: Port; init: boolean },
+): Record<string, string> {
+  const controller = controllerOf(pod);
   const meta: Record<string, string> = {
-    __address__: `${podIp}${port ? `:${port.containerPort}` : ""}`,
+    __address__: `${podIp}${at?.port ? `:${at.port.containerPort}` : ""}`,
     __metrics_path__: "/metrics",
     __scheme__: "http",
     __meta_kubernetes_namespace: pod.namespace,
-    __meta_kubernetes_pod_name: `${pod.owner.metadata.name}-0`,
+    __meta_kubernetes_pod_name: podName(pod),
     __meta_kubernetes_pod_ip: podIp,
+    __meta_kubernetes_pod_ready: "true",
     __meta_kubernetes_pod_phase: "Running",
     __meta_kubernetes_pod_node_name: "node-1",
-    __meta_kubernetes_pod_container_name: container.name,
-    __meta_kubernetes_pod_container_init: String(init),
-    __meta_kubernetes_pod_controller_kind: pod.owner.kind,
-    __meta_kubernetes_pod_controller_name: pod.owner.metadata.name,
+    __meta_kubernetes_pod_host_ip: "10.128.0.2",
+    __meta_kubernetes_pod_uid: `uid-${podName(pod)}`,
+    __meta_kubernetes_pod_controller_kind: controller.kind,
+    __meta_kubernetes_pod_controller_name: controller.name,
   };
-  if (port) {
-    if (port.name) meta.__meta_kubernetes_pod_container_port_name = port.name;
-    meta.__meta_kubernetes_pod_container_port_number = String(port.containerPort);
+  if (at) {
+    meta.__meta_kubernetes_pod_container_name = at.container.name;
+    meta.__meta_kubernetes_pod_container_image = at.container.image ?? "";
+    meta.__meta_kubernetes_pod_container_init = String(at.init);
+  }
+  if (at?.port) {
+    if (at.port.name) meta.__meta_kubernetes_pod_container_port_name = at.port.name;
+    meta.__meta_kubernetes_pod_container_port_number = String(at.port.containerPort);
+    meta.__meta_kubernetes_pod_container_port_protocol = at.port.protocol ?? "TCP";
   }
   for (const [k, v] of Object.entries(pod.labels)) {
     meta[`__meta_kubernetes_pod_label_${sanitize(k)}`] = v;
@@ -140,6 +218,52 @@ function podPorts(pod: PodTemplate): { container: Container; port?: Port; init: 
       : [{ container: c, init }],
   );
 }
+
+/**
+ * The keep rule the operator puts first for an endpoint's port (promcfg.go): by name, else by number,
+ * else the deprecated targetPort; none where the endpoint names no port.
+ */
+function portFilter(
+  nameLabel: string,
+  ep: { port?: string; portNumber?: number; targetPort?: string | number },
+): Relabel[] {
+  if (ep.port) return [{ action: "keep", sourceLabels: [nameLabel], regex: ep.port }];
+  if (ep.portNumber)
+    return [
+      {
+        action: "keep",
+        sourceLabels: ["__meta_kubernetes_pod_container_port_number"],
+        regex: String(ep.portNumber),
+      },
+    ];
+  if (typeof ep.targetPort === "string" && ep.targetPort !== "")
+    return [
+      { action: "keep", sourceLabels: ["__meta_kubernetes_pod_container_port_name"], regex: ep.targetPort },
+    ];
+  if (typeof ep.targetPort === "number" && ep.targetPort !== 0)
+    return [
+      {
+        action: "keep",
+        sourceLabels: ["__meta_kubernetes_pod_container_port_number"],
+        regex: String(ep.targetPort),
+      },
+    ];
+  return [];
+}
+
+/** The operator's `podTargetLabels`: each pod label copied where set. */
+const podTargetLabels = (labels: readonly string[] | undefined): Relabel[] =>
+  (labels ?? []).map((l) => ({
+    sourceLabels: [`__meta_kubernetes_pod_label_${sanitize(l)}`],
+    targetLabel: sanitize(l),
+    regex: "(.+)",
+  }));
+
+/** The operator's `endpoint` label: the port's name, else the targetPort. */
+const endpointLabel = (ep: { port?: string; targetPort?: string | number }): Relabel[] => {
+  const value = ep.port || (ep.targetPort !== undefined ? String(ep.targetPort) : "");
+  return value ? [{ targetLabel: "endpoint", replacement: value }] : [];
+};
 
 /** The labels a target ends with: everything not starting with `__`, and `instance` from the address. */
 function finalLabels(labels: Record<string, string>): Record<string, string> {
@@ -210,15 +334,18 @@ function operatorScope(m: KubeObject): (namespace: string) => boolean {
 /**
  * A PodMonitor's targets, with the relabelings the Prometheus Operator puts before the user's
  * (pkg/prometheus/promcfg.go generatePodMonitorConfig at v0.93.0): port filter, namespace, container,
- * pod, job `<namespace>/<name>` (or the pod label `jobLabel` names), endpoint; then the endpoint's own.
+ * pod, podTargetLabels, job `<namespace>/<name>` (or the pod label `jobLabel` names), endpoint; then the
+ * endpoint's own.
  */
 function podMonitorTargets(pods: readonly PodTemplate[], m: KubeObject): Target[] {
   const spec = (m.spec ?? {}) as {
     selector?: LabelSelector;
     jobLabel?: string;
+    podTargetLabels?: string[];
     podMetricsEndpoints?: (Json & {
       port?: string;
       portNumber?: number;
+      targetPort?: string | number;
       path?: string;
       relabelings?: Relabel[];
       honorLabels?: boolean;
@@ -228,21 +355,29 @@ function podMonitorTargets(pods: readonly PodTemplate[], m: KubeObject): Target[
   const selected = pods.filter((p) => inScope(p.namespace) && selects(spec.selector, p.labels));
   const out: Target[] = [];
   (spec.podMetricsEndpoints ?? []).forEach((ep, endpoint) => {
+    const generated: Relabel[] = [
+      ...portFilter("__meta_kubernetes_pod_container_port_name", ep),
+      { sourceLabels: ["__meta_kubernetes_namespace"], targetLabel: "namespace" },
+      { sourceLabels: ["__meta_kubernetes_pod_container_name"], targetLabel: "container" },
+      { sourceLabels: ["__meta_kubernetes_pod_name"], targetLabel: "pod" },
+      ...podTargetLabels(spec.podTargetLabels),
+      { targetLabel: "job", replacement: `${m.metadata.namespace}/${m.metadata.name}` },
+      ...(spec.jobLabel
+        ? [
+            {
+              sourceLabels: [`__meta_kubernetes_pod_label_${sanitize(spec.jobLabel)}`],
+              targetLabel: "job",
+              regex: "(.+)",
+            },
+          ]
+        : []),
+      ...endpointLabel(ep),
+      ...(ep.relabelings ?? []),
+    ];
     for (const pod of selected) {
-      for (const { container, port, init } of podPorts(pod)) {
-        if (ep.port !== undefined && port?.name !== ep.port) continue;
-        if (ep.portNumber !== undefined && port?.containerPort !== ep.portNumber) continue;
-        const meta = { ...podMeta(pod, container, port, init), __metrics_path__: ep.path ?? "/metrics" };
-        const jobLabel = spec.jobLabel ? pod.labels[spec.jobLabel] : undefined;
-        const generated: Relabel[] = [
-          { sourceLabels: ["__meta_kubernetes_namespace"], targetLabel: "namespace" },
-          { sourceLabels: ["__meta_kubernetes_pod_container_name"], targetLabel: "container" },
-          { sourceLabels: ["__meta_kubernetes_pod_name"], targetLabel: "pod" },
-          { targetLabel: "job", replacement: `${m.metadata.namespace}/${m.metadata.name}` },
-          ...(jobLabel ? [{ targetLabel: "job", replacement: jobLabel }] : []),
-          ...(ep.port ? [{ targetLabel: "endpoint", replacement: ep.port }] : []),
-        ];
-        const labels = relabel(meta, [...generated, ...(ep.relabelings ?? [])]);
+      for (const at of podPorts(pod)) {
+        const meta = { ...podMeta(pod, at), __metrics_path__: ep.path ?? "/metrics" };
+        const labels = relabel(meta, generated);
         if (!labels) continue;
         out.push({
           monitor: nameOf(m),
@@ -253,7 +388,7 @@ function podMonitorTargets(pods: readonly PodTemplate[], m: KubeObject): Target[
           podLabels: pod.labels,
           honorLabels: ep.honorLabels === true,
           pod,
-          container,
+          container: at.container,
           port: portOf(labels.__address__),
         });
       }
@@ -294,7 +429,7 @@ const externalServices: KubeObject[] = [
   },
 ];
 
-type ServicePort = { name?: string; port: number; targetPort?: string | number };
+type ServicePort = { name?: string; port: number; targetPort?: string | number; protocol?: string };
 
 /**
  * The container and port of a pod a Service port's endpoint reaches: its targetPort by name, or by
@@ -303,48 +438,82 @@ type ServicePort = { name?: string; port: number; targetPort?: string | number }
 function endpointOf(
   pod: PodTemplate,
   sp: ServicePort,
-): { container: Container; port: Port; init: boolean } | undefined {
+): { container: Container; port: Port; init: boolean; declared: boolean } | undefined {
   const target = sp.targetPort ?? sp.port;
   for (const c of podPorts(pod))
     if (c.port !== undefined && (c.port.name === target || c.port.containerPort === target))
-      return { container: c.container, port: c.port, init: c.init };
+      return { container: c.container, port: c.port, init: c.init, declared: true };
   if (typeof target !== "number") return undefined;
   const listening =
     podPorts(pod).find((c) => (c.container.listens ?? []).includes(target)) ?? podPorts(pod)[0];
   return (
-    listening && { container: listening.container, port: { containerPort: target }, init: listening.init }
+    listening && {
+      container: listening.container,
+      port: { containerPort: target },
+      init: listening.init,
+      declared: false,
+    }
   );
 }
 
+/** What service discovery (role endpoints, endpoints.go) says of one endpoint port and its address. */
+function endpointMeta(sp: ServicePort, number: number, target?: { kind: string; name: string }) {
+  return {
+    __address__: `${podIp}:${number}`,
+    ...(sp.name ? { __meta_kubernetes_endpoint_port_name: sp.name } : {}),
+    __meta_kubernetes_endpoint_port_protocol: sp.protocol ?? "TCP",
+    __meta_kubernetes_endpoint_ready: "true",
+    ...(target
+      ? {
+          __meta_kubernetes_endpoint_address_target_kind: target.kind,
+          __meta_kubernetes_endpoint_address_target_name: target.name,
+        }
+      : {}),
+  };
+}
+
 /**
- * A ServiceMonitor's targets (promcfg.go generateServiceMonitorConfig at v0.93.0): per Service it selects
- * and endpoint port, the pods behind it serving that port (or one target where a controller of the set,
- * or the cluster itself, makes the pods), with namespace, service, pod, container, job (the Service's
- * name, or its `jobLabel` label), endpoint, the Service labels in targetLabels, `node` for endpoints on
- * nodes; then the endpoint's relabelings.
+ * A ServiceMonitor's targets (promcfg.go generateServiceMonitorConfig at v0.93.0, role endpoints): per
+ * Service it selects, an endpoint per Service port and pod behind it (or per port where a controller of
+ * the set, or the cluster itself, makes the pods), and each pod's other declared ports, which service
+ * discovery lists too; then the operator's relabelings (port filter, node or pod from the address's
+ * target, namespace, service, pod, container, targetLabels, podTargetLabels, job from the Service's name
+ * or its `jobLabel` label, endpoint) and the endpoint's own.
  */
 function serviceMonitorTargets(set: ObjectSet, pods: readonly PodTemplate[], m: KubeObject): Target[] {
   const spec = (m.spec ?? {}) as {
     selector?: LabelSelector;
     jobLabel?: string;
     targetLabels?: string[];
-    endpoints?: { port?: string; path?: string; relabelings?: Relabel[]; honorLabels?: boolean }[];
+    podTargetLabels?: string[];
+    endpoints?: {
+      port?: string;
+      targetPort?: string | number;
+      path?: string;
+      relabelings?: Relabel[];
+      honorLabels?: boolean;
+    }[];
   };
   const inScope = operatorScope(m);
   const services = [...set.objects.filter((o) => o.kind === "Service"), ...externalServices].filter(
     (o) => inScope(o.metadata.namespace ?? "") && selects(spec.selector, o.metadata.labels ?? {}),
   );
+  const addressTarget = [
+    "__meta_kubernetes_endpoint_address_target_kind",
+    "__meta_kubernetes_endpoint_address_target_name",
+  ];
   const out: Target[] = [];
   for (const svc of services) {
     const svcLabels = svc.metadata.labels ?? {};
-    const selector = (svc.spec as { selector?: Record<string, string> }).selector;
+    const svcSpec = (svc.spec ?? {}) as { selector?: Record<string, string>; ports?: ServicePort[] };
+    const selector = svcSpec.selector;
+    const servicePorts = svcSpec.ports ?? [];
     const behind =
       selector && Object.keys(selector).length > 0
         ? pods.filter(
             (p) => p.namespace === svc.metadata.namespace && selects({ matchLabels: selector }, p.labels),
           )
         : [];
-    const external = externalServices.includes(svc);
     const madeBy = selector?.["app.kubernetes.io/name"] ?? "";
     const made =
       operatorKinds[madeBy] !== undefined &&
@@ -353,65 +522,93 @@ function serviceMonitorTargets(set: ObjectSet, pods: readonly PodTemplate[], m: 
       )
         ? operatorContainers[madeBy]
         : undefined;
+    const serviceMeta: Record<string, string> = {
+      __metrics_path__: "/metrics",
+      __scheme__: "http",
+      __meta_kubernetes_namespace: svc.metadata.namespace ?? "",
+      __meta_kubernetes_endpoints_name: svc.metadata.name,
+      __meta_kubernetes_service_name: svc.metadata.name,
+    };
+    for (const [k, v] of Object.entries(svcLabels)) {
+      serviceMeta[`__meta_kubernetes_service_label_${sanitize(k)}`] = v;
+      serviceMeta[`__meta_kubernetes_service_labelpresent_${sanitize(k)}`] = "true";
+    }
+    for (const [k, v] of Object.entries(svc.metadata.annotations ?? {})) {
+      serviceMeta[`__meta_kubernetes_service_annotation_${sanitize(k)}`] = v;
+      serviceMeta[`__meta_kubernetes_service_annotationpresent_${sanitize(k)}`] = "true";
+    }
+    const numberOf = (sp: ServicePort) => (typeof sp.targetPort === "number" ? sp.targetPort : sp.port);
+    const candidates: { meta: Record<string, string>; pod?: PodTemplate; container?: Container }[] = [];
+    if (externalServices.includes(svc)) {
+      // The kubelets' endpoints are the nodes; the API server's have no target.
+      const node = svc.metadata.name.endsWith("kubelet") ? { kind: "Node", name: "node-1" } : undefined;
+      for (const sp of servicePorts)
+        candidates.push({ meta: { ...serviceMeta, ...endpointMeta(sp, numberOf(sp), node) } });
+    } else if (made) {
+      const pod = `${svc.metadata.name}-0`;
+      for (const sp of servicePorts)
+        candidates.push({
+          meta: {
+            ...serviceMeta,
+            ...endpointMeta(sp, numberOf(sp), { kind: "Pod", name: pod }),
+            __meta_kubernetes_pod_name: pod,
+            ...(made[sp.name ?? ""] ? { __meta_kubernetes_pod_container_name: made[sp.name ?? ""] } : {}),
+          },
+        });
+    } else {
+      for (const pod of behind) {
+        const reached = new Set<number>();
+        for (const sp of servicePorts) {
+          const at = endpointOf(pod, sp);
+          if (!at) continue;
+          reached.add(at.port.containerPort);
+          candidates.push({
+            meta: {
+              ...serviceMeta,
+              ...podMeta(pod, at.declared ? at : undefined),
+              ...endpointMeta(sp, at.port.containerPort, { kind: "Pod", name: podName(pod) }),
+            },
+            pod,
+            container: at.container,
+          });
+        }
+        // The pod's declared ports no endpoint lists are targets too, without endpoint port labels.
+        for (const at of podPorts(pod)) {
+          if (!at.port || reached.has(at.port.containerPort)) continue;
+          candidates.push({ meta: { ...serviceMeta, ...podMeta(pod, at) }, pod, container: at.container });
+        }
+      }
+    }
     (spec.endpoints ?? []).forEach((ep, endpoint) => {
-      const ports = ((svc.spec as { ports?: ServicePort[] }).ports ?? []).filter(
-        (p) => ep.port === undefined || p.name === ep.port,
-      );
-      if (ports.length === 0) return;
-      const base: Record<string, string> = {
-        __address__: `${podIp}:8080`,
-        __metrics_path__: ep.path ?? "/metrics",
-        __meta_kubernetes_namespace: svc.metadata.namespace ?? "",
-        __meta_kubernetes_service_name: svc.metadata.name,
-        ...Object.fromEntries(
-          Object.entries(svcLabels).map(([k, v]) => [`__meta_kubernetes_service_label_${sanitize(k)}`, v]),
-        ),
-      };
-      const generated = (podName?: string, containerName?: string): Relabel[] => [
+      const generated: Relabel[] = [
+        ...portFilter("__meta_kubernetes_endpoint_port_name", ep),
+        { sourceLabels: addressTarget, regex: "Node;(.*)", targetLabel: "node" },
+        { sourceLabels: addressTarget, regex: "Pod;(.*)", targetLabel: "pod" },
         { sourceLabels: ["__meta_kubernetes_namespace"], targetLabel: "namespace" },
-        { targetLabel: "service", replacement: svc.metadata.name },
-        ...(podName ? [{ targetLabel: "pod", replacement: podName }] : []),
-        ...(containerName ? [{ targetLabel: "container", replacement: containerName }] : []),
-        ...(external && svc.metadata.name.endsWith("kubelet")
-          ? [{ targetLabel: "node", replacement: "node-1" }]
+        { sourceLabels: ["__meta_kubernetes_service_name"], targetLabel: "service" },
+        { sourceLabels: ["__meta_kubernetes_pod_name"], targetLabel: "pod" },
+        { sourceLabels: ["__meta_kubernetes_pod_container_name"], targetLabel: "container" },
+        ...(spec.targetLabels ?? []).map((l) => ({
+          sourceLabels: [`__meta_kubernetes_service_label_${sanitize(l)}`],
+          targetLabel: sanitize(l),
+          regex: "(.+)",
+        })),
+        ...podTargetLabels(spec.podTargetLabels),
+        { sourceLabels: ["__meta_kubernetes_service_name"], targetLabel: "job" },
+        ...(spec.jobLabel
+          ? [
+              {
+                sourceLabels: [`__meta_kubernetes_service_label_${sanitize(spec.jobLabel)}`],
+                targetLabel: "job",
+                regex: "(.+)",
+              },
+            ]
           : []),
-        { targetLabel: "job", replacement: svc.metadata.name },
-        ...(spec.jobLabel && svcLabels[spec.jobLabel]
-          ? [{ targetLabel: "job", replacement: svcLabels[spec.jobLabel] }]
-          : []),
-        ...(ep.port ? [{ targetLabel: "endpoint", replacement: ep.port }] : []),
-        ...(spec.targetLabels ?? [])
-          .filter((l) => svcLabels[l] !== undefined)
-          .map((l) => ({ targetLabel: sanitize(l), replacement: svcLabels[l] })),
+        ...endpointLabel(ep),
+        ...(ep.relabelings ?? []),
       ];
-      const candidates: {
-        meta: Record<string, string>;
-        rules: Relabel[];
-        pod?: PodTemplate;
-        container?: Container;
-      }[] =
-        external || made
-          ? [{ meta: base, rules: generated(`${svc.metadata.name}-0`, made?.[ports[0].name ?? ""]) }]
-          : behind.flatMap((pod) =>
-              ports.flatMap((sp) => {
-                const at = endpointOf(pod, sp);
-                if (!at) return [];
-                return [
-                  {
-                    meta: {
-                      ...base,
-                      ...podMeta(pod, at.container, at.port, at.init),
-                      __metrics_path__: ep.path ?? "/metrics",
-                    },
-                    rules: generated(`${pod.owner.metadata.name}-0`, at.container.name),
-                    pod,
-                    container: at.container,
-                  },
-                ];
-              }),
-            );
       for (const c of candidates) {
-        const labels = relabel(c.meta, [...c.rules, ...(ep.relabelings ?? [])]);
+        const labels = relabel({ ...c.meta, __metrics_path__: ep.path ?? "/metrics" }, generated);
         if (!labels) continue;
         out.push({
           monitor: nameOf(m),
@@ -454,10 +651,12 @@ function managedTargets(pods: readonly PodTemplate[], m: KubeObject): Target[] {
   );
   const out: Target[] = [];
   (spec.endpoints ?? []).forEach((ep, endpoint) => {
+    // A port name is an anchored regex over the container ports' names (pod_config.go).
+    const named = typeof ep.port === "string" ? compile(ep.port) : undefined;
     for (const pod of selected) {
       const served = podPorts(pod).find(
         ({ container, port }) =>
-          port?.name === ep.port ||
+          (named !== undefined && port?.name !== undefined && named.test(port.name)) ||
           port?.containerPort === ep.port ||
           (typeof ep.port === "number" && (container.listens ?? []).includes(ep.port)),
       );

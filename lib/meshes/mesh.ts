@@ -338,6 +338,13 @@ export interface MeshAdmission {
   readonly controlPlaneCharts: readonly string[];
   /** Charts whose pods are parts of the mesh that monitoring must scrape (control plane, ztunnel). */
   readonly scrapedCharts: readonly string[];
+  /** The injected proxy's container, which serves the proxy's metrics. */
+  readonly proxyContainer: string;
+  /**
+   * The mesh's monitors of every namespace for the proxies of workloads users add later, as `Kind name`:
+   * a render may have no such workload yet, so they are judged by the proxies they must cover.
+   */
+  readonly proxyMonitors: readonly string[];
   /**
    * Objects the mesh's controllers write into a namespace once its charts are installed, as
    * `Kind namespace/name`, so pods may mount them though no template creates them.

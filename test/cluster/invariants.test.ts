@@ -281,6 +281,31 @@ describe("monitors-select", () => {
     });
     expect(of(check([namespace("shop"), app, other, controlPlane], [cp]), "monitors-select")).toEqual([]);
   });
+
+  test("a control plane's own metrics are not its chart-rendered proxy's", () => {
+    // linkerd-control-plane templates/identity.yaml: the controller beside the proxy the chart renders.
+    const identity = deployment("linkerd-identity", "linkerd", {
+      labels: { "linkerd.io/control-plane-component": "identity" },
+      containers: [
+        { name: "identity", ports: [{ name: "ident-admin", containerPort: 9990 }] },
+        { name: "linkerd-proxy", ports: [{ name: "linkerd-admin", containerPort: 4191 }] },
+      ],
+    });
+    const cp = release("linkerd-control-plane", "linkerd-control-plane", "linkerd", [identity]);
+    const monitor = (port: string) =>
+      object("monitoring.coreos.com/v1", "PodMonitor", `linkerd-${port}`, "linkerd", {
+        spec: {
+          selector: { matchExpressions: [{ key: "linkerd.io/control-plane-component", operator: "Exists" }] },
+          podMetricsEndpoints: [{ port }],
+        },
+      });
+    expect(of(check([monitor("linkerd-admin")], [cp]), "monitors-select")).toEqual([
+      "Deployment linkerd/linkerd-identity",
+    ]);
+    expect(of(check([monitor("linkerd-admin"), monitor("ident-admin")], [cp]), "monitors-select")).toEqual(
+      [],
+    );
+  });
 });
 
 describe("monitors-select: what the relabelings keep", () => {
@@ -339,13 +364,21 @@ describe("monitors-select: what the relabelings keep", () => {
     expect(of(check([meshed, app, proxies("linkerd-other")], [cp]), "monitors-select")).toEqual([
       "Deployment shop/shop",
     ]);
-    // In one namespace, a monitor that keeps nothing is a finding itself.
+    // Any other monitor that keeps nothing is a finding itself, over one namespace or every one.
     const inShop = {
       ...proxies("linkerd-other"),
       spec: { ...(proxies("linkerd-other").spec as Json), namespaceSelector: { matchNames: ["shop"] } },
     };
     expect(of(check([meshed, app, inShop], [cp]), "monitors-select")).toEqual([
       "PodMonitor linkerd/linkerd-proxy",
+      "Deployment shop/shop",
+    ]);
+    const renamed = {
+      ...proxies("linkerd-other"),
+      metadata: { name: "proxies", namespace: "linkerd" },
+    };
+    expect(of(check([meshed, app, renamed], [cp]), "monitors-select")).toEqual([
+      "PodMonitor linkerd/proxies",
       "Deployment shop/shop",
     ]);
   });

@@ -130,6 +130,32 @@ describe("relabelling, as Prometheus does it", () => {
     expect(relabel(labels, [{ sourceLabels: ["__a"], action: "keep", regex: "y.*" }])).toBeUndefined();
     expect(relabel(labels, [{ sourceLabels: ["__a"], action: "drop", regex: "x;1" }])).toBeUndefined();
   });
+
+  test("RE2's syntax: named groups, a leading (?i), dot across lines, $$ a dollar", () => {
+    const labels = { __a: "Shop\nv2" };
+    expect(
+      relabel(labels, [
+        { sourceLabels: ["__a"], regex: "(?P<app>[a-z]+).(?P<v>v\\d)", targetLabel: "x", replacement: "$v" },
+        { sourceLabels: ["__a"], regex: "(?i)(?P<app>[a-z]+).*", targetLabel: "y", replacement: "${app}$$" },
+      ]),
+    ).toEqual({ __a: "Shop\nv2", y: "Shop$" });
+    // A regex Prometheus would refuse keeps nothing, so the monitor is reported as scraping nothing.
+    expect(relabel(labels, [{ sourceLabels: ["__a"], regex: "(", targetLabel: "z" }])).toBeUndefined();
+  });
+
+  test("hashmod, lowercase, uppercase, keepequal and dropequal (relabel_test.go's values)", () => {
+    const labels = { c: "baz", d: "Baz", p: "1234", q: "1234" };
+    expect(
+      relabel(labels, [
+        { sourceLabels: ["c"], targetLabel: "h", action: "hashmod", modulus: 1000 },
+        { sourceLabels: ["d"], targetLabel: "lo", action: "lowercase" },
+        { sourceLabels: ["d"], targetLabel: "up", action: "uppercase" },
+      ]),
+    ).toMatchObject({ h: "976", lo: "baz", up: "BAZ" });
+    expect(relabel(labels, [{ sourceLabels: ["p"], targetLabel: "q", action: "keepequal" }])).toEqual(labels);
+    expect(relabel(labels, [{ sourceLabels: ["p"], targetLabel: "q", action: "dropequal" }])).toBeUndefined();
+    expect(relabel(labels, [{ sourceLabels: ["c"], targetLabel: "q", action: "keepequal" }])).toBeUndefined();
+  });
 });
 
 describe("queries are read as PromQL, dashboard variables and all", () => {
@@ -266,3 +292,91 @@ const available = fs.existsSync(dashboardsDir);
     });
   },
 );
+
+describe("scrape targets, as Kubernetes service discovery lists them", () => {
+  const app: KubeObject = {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "shop", namespace: "shop" },
+    spec: {
+      selector: { matchLabels: { app: "shop" } },
+      template: {
+        metadata: { labels: { app: "shop" } },
+        spec: {
+          containers: [
+            {
+              name: "shop",
+              ports: [
+                { name: "http", containerPort: 8080 },
+                { name: "metrics", containerPort: 9090 },
+              ],
+            },
+          ],
+        },
+      },
+    },
+  };
+  const service: KubeObject = {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "shop", namespace: "shop", labels: { app: "shop" } },
+    spec: { selector: { app: "shop" }, ports: [{ name: "web", port: 80, targetPort: "http" }] },
+  };
+  const monitor = (spec: Record<string, unknown>): KubeObject => ({
+    apiVersion: "monitoring.coreos.com/v1",
+    kind: "ServiceMonitor",
+    metadata: { name: "shop", namespace: "shop" },
+    spec: { selector: { matchLabels: { app: "shop" } }, ...spec },
+  });
+  const targetsOf = (m: KubeObject, objects: KubeObject[] = [app, service]) =>
+    scrapeTargets(joinObjectSet({ label: "t", tier: "dev", objects: [...objects, m] }, [], "1.36.0", []), {
+      monitor: m,
+    }).map((t) => ({ port: t.port, labels: t.labels }));
+
+  test("a ServiceMonitor endpoint without a port also scrapes the pods' ports the Service does not list", () => {
+    const common = { namespace: "shop", service: "shop", pod: "shop-0", container: "shop", job: "shop" };
+    expect(targetsOf(monitor({ endpoints: [{}] }))).toEqual([
+      { port: 8080, labels: { instance: "10.0.0.1:8080", ...common } },
+      { port: 9090, labels: { instance: "10.0.0.1:9090", ...common } },
+    ]);
+    // With a port, only the Service port's endpoint, labelled with it.
+    expect(targetsOf(monitor({ endpoints: [{ port: "web" }] }))).toEqual([
+      { port: 8080, labels: { instance: "10.0.0.1:8080", ...common, endpoint: "web" } },
+    ]);
+  });
+
+  test("a Deployment's pod is its ReplicaSet's; the kubelets' endpoints are nodes", () => {
+    const kind = monitor({
+      endpoints: [
+        {
+          port: "web",
+          relabelings: [{ sourceLabels: ["__meta_kubernetes_pod_controller_kind"], targetLabel: "owner" }],
+        },
+      ],
+    });
+    expect(targetsOf(kind)[0]?.labels.owner).toBe("ReplicaSet");
+    const kubelet: KubeObject = {
+      apiVersion: "monitoring.coreos.com/v1",
+      kind: "ServiceMonitor",
+      metadata: { name: "kubelet", namespace: "monitoring" },
+      spec: {
+        selector: { matchLabels: { "k8s-app": "kubelet" } },
+        namespaceSelector: { matchNames: ["kube-system"] },
+        endpoints: [{ port: "https-metrics" }],
+      },
+    };
+    expect(targetsOf(kubelet, [])).toEqual([
+      {
+        port: undefined,
+        labels: {
+          instance: "10.0.0.1:10250",
+          node: "node-1",
+          namespace: "kube-system",
+          service: "kube-prometheus-stack-kubelet",
+          job: "kube-prometheus-stack-kubelet",
+          endpoint: "https-metrics",
+        },
+      },
+    ]);
+  });
+});

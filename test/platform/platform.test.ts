@@ -61,6 +61,7 @@ describe("overrides without forking", () => {
           config: istio({
             meshConfig: { enablePrometheusMerge: false },
             sidecarInjectorWebhook: { rewriteAppHTTPProbe: false },
+            global: { proxy: { statusPort: 15030 } },
           }),
         }),
     ).toThrow(
@@ -71,6 +72,13 @@ describe("overrides without forking", () => {
             "is false, but the platform's proxy monitors and meshed apps' scrapes read the metrics pilot-agent merges on port 15020",
           allowed: "true",
           fix: "remove platform:overrides.charts.istiod.values.meshConfig.enablePrometheusMerge",
+        },
+        {
+          path: "platform:overrides.charts.istiod.values.global.proxy.statusPort",
+          problem:
+            "is 15030, but the platform's proxy monitors and the prometheus.io/port the injector writes for merged metrics are 15020, the sidecar's status port (files/injection-template.yaml status.sidecar.istio.io/port)",
+          allowed: "15020",
+          fix: "remove platform:overrides.charts.istiod.values.global.proxy.statusPort",
         },
         {
           path: "platform:overrides.charts.istiod.values.sidecarInjectorWebhook.rewriteAppHTTPProbe",

@@ -16,6 +16,12 @@ const dataplaneMode = "istio.io/dataplane-mode";
 /** The root namespace, whose PeerAuthentication without a selector is mesh-wide. */
 const rootNamespace = "istio-system";
 
+/** Istio's monitors of every sidecar: its sample's PodMonitor, and the platform's Managed Prometheus one. */
+export const istioProxyMonitorNames = {
+  operator: "envoy-stats-monitor",
+  managed: "istio-proxies",
+} as const;
+
 /** Ports pilot-agent and Envoy serve outside inbound capture: 15020 (merged metrics), 15021, 15090. */
 const proxyOwnPorts = new Set<string | number>([
   istioFacts.proxyMetricsPort,
@@ -157,6 +163,11 @@ export const istioAdmission: MeshAdmission = {
   // istio-csr signs every workload certificate (one-hour lifetime): without it no pod starts.
   controlPlaneCharts: ["istiod", "cert-manager-istio-csr"],
   scrapedCharts: ["istiod", "ztunnel"],
+  proxyContainer: istioFacts.proxyContainer,
+  proxyMonitors: [
+    `PodMonitor ${istioProxyMonitorNames.operator}`,
+    `ClusterPodMonitoring ${istioProxyMonitorNames.managed}`,
+  ],
   // istio-csr writes the root certificate into every namespace (pkg/controller/configmap.go at v0.17.0);
   // istiod's own namespace controller does not run with its CA off (pilot/pkg/bootstrap/server.go at 1.30.3).
   nodeProxyChart: "ztunnel",
@@ -169,7 +180,8 @@ export const istioAdmission: MeshAdmission = {
     if (!scrape.sidecar && !scrape.captured) return undefined;
     if (mtlsMode(scrape) !== "STRICT") return undefined;
     // The sidecar's own ports take plain scrapes; the app's port takes mTLS only.
-    if (scrape.sidecar && scrape.port !== undefined && proxyOwnPorts.has(scrape.port)) return undefined;
+    const own = [scrape.port, scrape.portNumber].some((p) => p !== undefined && proxyOwnPorts.has(p));
+    if (scrape.sidecar && own) return undefined;
     if (scrape.sidecar && !capturedInbound(scrape)) return undefined;
     if (scrape.captured && scrape.scraperInMesh !== false) return undefined;
     return scrape.sidecar
@@ -201,7 +213,7 @@ export const istioAdmission: MeshAdmission = {
     // The injection template declares only Envoy's stats port (files/injection-template.yaml:
     // http-envoy-prom 15090); pilot-agent also serves merged metrics on 15020 and readiness on 15021.
     const proxy: InjectedContainer = {
-      name: "istio-proxy",
+      name: istioFacts.proxyContainer,
       ports: [{ name: "http-envoy-prom", containerPort: 15090 }],
       listens: [15020, 15021],
       resources,

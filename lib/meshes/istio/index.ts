@@ -66,10 +66,15 @@ function istiodReliedOn(ambient: boolean): ReliedOnValue[] {
       reason:
         "the platform's proxy monitors and meshed apps' scrapes read the metrics pilot-agent merges on port 15020",
     },
-    // Ambient pods have no sidecar to rewrite probes for.
+    // Ambient pods have no sidecar to rewrite probes for or to serve merged metrics.
     ...(ambient
       ? []
       : [
+          {
+            path: "global.proxy.statusPort",
+            value: istioFacts.proxyMetricsPort,
+            reason: `the platform's proxy monitors and the prometheus.io/port the injector writes for merged metrics are ${istioFacts.proxyMetricsPort}, the sidecar's status port (files/injection-template.yaml status.sidecar.istio.io/port)`,
+          },
           {
             path: "sidecarInjectorWebhook.rewriteAppHTTPProbe",
             value: true,

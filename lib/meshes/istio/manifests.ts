@@ -15,6 +15,7 @@ import {
   type MtlsMode,
   type RelabelConfig,
 } from "../../manifests";
+import { istioProxyMonitorNames } from "./admission";
 
 /** The Issuer istio-csr signs workload certificates with (its chart's default `app.certmanager.issuer.name`). */
 export const istioCaName = "istio-ca";
@@ -235,7 +236,7 @@ export class IstioMonitors extends Construct {
       if (sidecars)
         new PodMonitor(this, "envoy", {
           metadata: {
-            name: "envoy-stats-monitor",
+            name: istioProxyMonitorNames.operator,
             namespace: ns,
             labels: { monitoring: "istio-proxies", ...props.selectorLabels },
           },
@@ -314,7 +315,7 @@ export class IstioMonitors extends Construct {
     }
     if (sidecars)
       new ClusterPodMonitoring(this, "proxies", {
-        metadata: { name: "istio-proxies" },
+        metadata: { name: istioProxyMonitorNames.managed },
         spec: {
           // Every injected pod carries this label (the sidecar injector template); an app scraped by its own
           // monitor (metrics merging) is skipped, as Istio's own envoy-stats-monitor skips it.
@@ -334,7 +335,11 @@ export class IstioMonitors extends Construct {
 
 /** The relabel chain of Istio's envoy-stats-monitor sample, verbatim. */
 const envoyRelabelings: RelabelConfig[] = [
-  { action: "keep", sourceLabels: ["__meta_kubernetes_pod_container_name"], regex: "istio-proxy" },
+  {
+    action: "keep",
+    sourceLabels: ["__meta_kubernetes_pod_container_name"],
+    regex: istioFacts.proxyContainer,
+  },
   { action: "keep", sourceLabels: ["__meta_kubernetes_pod_annotationpresent_prometheus_io_scrape"] },
   {
     action: "replace",

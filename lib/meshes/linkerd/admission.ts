@@ -1,3 +1,4 @@
+import { linkerdFacts } from "../../versions";
 import type { AdmittedPod, InjectedContainer, MeshAdmission } from "../mesh";
 
 /**
@@ -7,6 +8,9 @@ import type { AdmittedPod, InjectedContainer, MeshAdmission } from "../mesh";
  * where the pod's `linkerd.io/inject` annotation, or else its namespace's, is `enabled` or `ingress`
  * (controller/proxy-injector/webhook.go, pkg/inject/inject.go).
  */
+/** The platform's monitor of every meshed pod's proxy, for either monitoring backend. */
+export const linkerdProxyMonitorName = "linkerd-proxy";
+
 const injectValue = (pod: AdmittedPod): string | undefined =>
   pod.annotations["linkerd.io/inject"] ?? pod.namespaceAnnotations["linkerd.io/inject"];
 
@@ -26,7 +30,7 @@ function proxyContainer(pod: AdmittedPod, values: Readonly<Record<string, unknow
     pod.annotations[`config.linkerd.io/proxy-${kind}-${which}`] ?? resource(values, kind, which);
   const only = (entries: [string, string][]) => Object.fromEntries(entries.filter(([, v]) => v !== ""));
   return {
-    name: "linkerd-proxy",
+    name: linkerdFacts.proxyContainer,
     ports: [
       { name: "linkerd-proxy", containerPort: 4143 },
       { name: "linkerd-admin", containerPort: 4191 },
@@ -62,6 +66,8 @@ export const linkerdAdmission: MeshAdmission = {
   proxyConfigChart: "linkerd-control-plane",
   controlPlaneCharts: ["linkerd-control-plane"],
   scrapedCharts: ["linkerd-control-plane"],
+  proxyContainer: linkerdFacts.proxyContainer,
+  proxyMonitors: [`PodMonitor ${linkerdProxyMonitorName}`, `ClusterPodMonitoring ${linkerdProxyMonitorName}`],
   writtenInto: () => [],
   capturedByNodeProxy: () => false,
   // The proxy takes plain text from clients outside the mesh; only a policy refuses them, and the plan

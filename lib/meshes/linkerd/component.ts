@@ -445,9 +445,9 @@ export class Linkerd extends pulumi.ComponentResource {
  * `clusterNetworks` as the chart takes it, one comma-separated string: exactly the ranges the platform
  * made, or the chart's default with the ranges GKE reports added (a plain string when known now).
  */
-function clusterNetworksValue(
-  args: Pick<LinkerdArgs, "clusterNetworks" | "reportedClusterNetworks">,
-): { clusterNetworks?: pulumi.Input<string> } {
+function clusterNetworksValue(args: Pick<LinkerdArgs, "clusterNetworks" | "reportedClusterNetworks">): {
+  clusterNetworks?: pulumi.Input<string>;
+} {
   if (args.clusterNetworks) return { clusterNetworks: args.clusterNetworks.join(",") };
   if (!args.reportedClusterNetworks) return {};
   const withDefault = (reported: readonly string[]) =>

@@ -1,6 +1,7 @@
 import { Construct } from "constructs";
 import { linkerdFacts } from "../../versions";
 import { ClusterPodMonitoring, PodMonitor, PodMonitoring, type RelabelConfig } from "../../manifests";
+import { linkerdProxyMonitorName } from "./admission";
 
 export interface LinkerdMonitorsProps {
   /** Linkerd's control-plane namespace. */
@@ -97,7 +98,7 @@ export class LinkerdMonitors extends Construct {
         },
       });
       new PodMonitor(this, "proxy", {
-        metadata: metadata("linkerd-proxy"),
+        metadata: metadata(linkerdProxyMonitorName),
         spec: {
           namespaceSelector: { any: true },
           selector: { matchLabels: {} },
@@ -138,7 +139,7 @@ export class LinkerdMonitors extends Construct {
       });
     }
     new ClusterPodMonitoring(this, "proxy", {
-      metadata: { name: "linkerd-proxy" },
+      metadata: { name: linkerdProxyMonitorName },
       spec: {
         // Every meshed pod carries this label; the proxy serves metrics on its admin port.
         selector: {
