@@ -777,6 +777,20 @@ describe("scrapes-pass-the-mesh", () => {
       spec: { selector: { matchLabels: { app: "shop" } }, portLevelMtls: { "8080": { mode: "PERMISSIVE" } } },
     });
     expect(of(check([ns, app, strict, port, appPort], [istiod]), "scrapes-pass-the-mesh")).toEqual([]);
+    // UNSET inherits the broader scope: a namespace policy without a mode leaves the mesh's STRICT.
+    const unset = object("security.istio.io/v1", "PeerAuthentication", "default", "shop", {
+      spec: { mtls: { mode: "UNSET" } },
+    });
+    expect(of(check([ns, app, strict, unset, appPort], [istiod]), "scrapes-pass-the-mesh")).toEqual([
+      "PodMonitor shop/shop",
+    ]);
+    // Of two workload policies only the oldest applies (here the first): the other's exception is not read.
+    const older = object("security.istio.io/v1", "PeerAuthentication", "shop-strict", "shop", {
+      spec: { selector: { matchLabels: { app: "shop" } }, mtls: { mode: "STRICT" } },
+    });
+    expect(of(check([ns, app, strict, older, port, appPort], [istiod]), "scrapes-pass-the-mesh")).toEqual([
+      "PodMonitor shop/shop",
+    ]);
     // A pod whose sidecar intercepts no inbound port (an ingress controller's) takes the plain scrape.
     const outboundOnly = deployment("shop", "shop", {
       annotations: { "traffic.sidecar.istio.io/includeInboundPorts": "" },

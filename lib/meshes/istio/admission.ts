@@ -37,33 +37,32 @@ interface PeerAuthenticationSpec {
 }
 
 /**
- * The mTLS mode a pod's port takes, most specific PeerAuthentication first: the workload's (port
- * level, then its own), the namespace's, the mesh-wide one in the root namespace; PERMISSIVE without any
- * (security.istio.io PeerAuthentication reference; pilot/pkg/security/authn at 1.30.3).
+ * The mTLS mode a pod's port takes (pilot/pkg/security/authn/policy_applier.go ComposePeerAuthentication
+ * at 1.30.3): one policy per scope, the mesh's (root namespace, no selector), the namespace's (no
+ * selector or empty matchLabels) and the workload's (a selector that matches, outside the root
+ * namespace); each set mode overrides the broader one and UNSET inherits it; the workload's port-level
+ * mode applies to its port; PERMISSIVE without any. Of several policies in one scope the oldest wins; a
+ * render has no creation times, so the first in the set stands for it.
  */
 function mtlsMode(scrape: MeshScrape): string {
   const policies = scrape.objects.filter(
     (o) => o.kind === "PeerAuthentication" && o.apiVersion.startsWith("security.istio.io/"),
   );
   const spec = (o: AdmissionObject) => (o.spec ?? {}) as PeerAuthenticationSpec;
+  const wide = (o: AdmissionObject) => Object.keys(spec(o).selector?.matchLabels ?? {}).length === 0;
   const selects = (o: AdmissionObject) =>
     Object.entries(spec(o).selector?.matchLabels ?? {}).every(([k, v]) => scrape.pod.labels[k] === v);
-  const workload = policies.filter(
-    (o) => o.metadata.namespace === scrape.namespace && spec(o).selector && selects(o),
+  const outsideRoot = scrape.namespace !== rootNamespace;
+  const mesh = policies.find((o) => wide(o) && o.metadata.namespace === rootNamespace);
+  const namespace = policies.find((o) => wide(o) && outsideRoot && o.metadata.namespace === scrape.namespace);
+  const workload = policies.find(
+    (o) => !wide(o) && outsideRoot && o.metadata.namespace === scrape.namespace && selects(o),
   );
-  for (const o of workload) {
-    const port =
-      scrape.portNumber !== undefined ? spec(o).portLevelMtls?.[String(scrape.portNumber)]?.mode : undefined;
-    if (port && port !== "UNSET") return port;
-  }
-  for (const o of workload) {
-    const mode = spec(o).mtls?.mode;
-    if (mode && mode !== "UNSET") return mode;
-  }
-  const scoped = (ns: string) =>
-    policies.find((o) => o.metadata.namespace === ns && !spec(o).selector)?.spec as
-      PeerAuthenticationSpec | undefined;
-  return scoped(scrape.namespace)?.mtls?.mode ?? scoped(rootNamespace)?.mtls?.mode ?? "PERMISSIVE";
+  const set = (m: { mode?: string } | undefined) => (m?.mode && m.mode !== "UNSET" ? m.mode : undefined);
+  let mode = "PERMISSIVE";
+  for (const o of [mesh, namespace, workload]) mode = (o && set(spec(o).mtls)) ?? mode;
+  const port = scrape.portNumber === undefined ? undefined : workload && spec(workload).portLevelMtls;
+  return set(port?.[String(scrape.portNumber)]) ?? mode;
 }
 
 /** Ports in a comma-separated annotation; `*` for every port. */
