@@ -69,6 +69,7 @@ export function scrapesPassTheMesh(set: ObjectSet): CrossingFinding[] {
         captured: pod.captured === mesh.mesh,
         port: declared?.name ?? t.port,
         portNumber: t.port,
+        path: t.path,
         scraperInMesh: inMesh.get(t.monitorObject),
         objects: set.objects,
       });

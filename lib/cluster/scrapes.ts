@@ -48,27 +48,67 @@ export interface Relabel {
   readonly action?: string;
 }
 
+/** RE2's POSIX classes, as JavaScript bracket contents. */
+const posixClasses: Readonly<Record<string, string>> = {
+  alnum: "0-9A-Za-z",
+  alpha: "A-Za-z",
+  ascii: "\\x00-\\x7F",
+  blank: "\\t ",
+  cntrl: "\\x00-\\x1F\\x7F",
+  digit: "0-9",
+  graph: "!-~",
+  lower: "a-z",
+  print: " -~",
+  punct: "!-\\/:-@\\[-`{-~",
+  space: "\\t\\n\\v\\f\\r ",
+  upper: "A-Z",
+  word: "0-9A-Za-z_",
+  xdigit: "0-9A-Fa-f",
+};
+
 /**
  * A relabelling regex as Prometheus compiles it, `^(?s:<regex>)$` (model/relabel/relabel.go), written in
- * JavaScript: RE2's `(?P<name>` groups and a leading `(?i)`; undefined where it does not compile.
+ * JavaScript: RE2's `(?P<name>` groups, POSIX classes, `\pL`, `\A` and `\z`, and leading flags. Undefined
+ * where Go would not compile it (lookaround, backreferences: the operator then refuses the monitor) and
+ * for RE2 syntax JavaScript cannot say (mid-pattern flags, `(?U)`), which would count as scraping
+ * nothing rather than pass unchecked.
  */
 function compile(regex: string): RegExp | undefined {
-  const flags = /^\(\?([imsU]+)\)/.exec(regex);
-  const body = (flags ? regex.slice(flags[0].length) : regex).replace(/\(\?P</g, "(?<");
+  if (/\(\?<?[=!]|\\[1-9]|\[:\^/.test(regex)) return undefined;
+  const lead = /^\(\?([imsU]*)(?:-([imsU]+))?\)/.exec(regex);
+  const on = lead?.[1] ?? "";
+  const off = lead?.[2] ?? "";
+  if (on.includes("U")) return undefined;
+  const unicode = /\\[pP]/.test(regex);
+  const body = (lead ? regex.slice(lead[0].length) : regex)
+    .replace(/\(\?P</g, "(?<")
+    .replace(/\[:(\w+):\]/g, (whole, name: string) => posixClasses[name] ?? whole)
+    .replace(/\\([pP])([A-Za-z])/g, "\\$1{$2}")
+    .replace(/\\A/g, "^")
+    .replace(/\\z/g, "$");
+  const flags = `${off.includes("s") ? "" : "s"}${on.includes("i") ? "i" : ""}${on.includes("m") ? "m" : ""}${unicode ? "u" : ""}`;
   try {
-    return new RegExp(`^(?:${body})$`, `s${flags?.[1].includes("i") ? "i" : ""}`);
+    return new RegExp(`^(?:${body})$`, flags);
   } catch {
     return undefined;
   }
 }
 
-/** Go's Regexp.Expand: `$1`, `${1}`, `$name`, `${name}` (unknown or unmatched: empty), `$$` a dollar. */
+/**
+ * Go's Regexp.Expand: `$1`, `${1}`, `$name`, `${name}` (unknown or unmatched: empty; a number with a
+ * leading zero is a name), `$$` a dollar.
+ */
 function expand(m: RegExpExecArray, template: string): string {
   return template.replace(/\$(?:\$|\{(\w+)\}|(\w+))/g, (whole, braced?: string, bare?: string) => {
     if (whole === "$$") return "$";
     const name = braced ?? bare ?? "";
-    return (/^\d+$/.test(name) ? m[Number(name)] : m.groups?.[name]) ?? "";
+    return (/^(0|[1-9]\d*)$/.test(name) ? m[Number(name)] : m.groups?.[name]) ?? "";
   });
+}
+
+/** Whether every regex of these rules compiles: the operator refuses a monitor with one that does not. */
+function relabelingsCompile(rules: readonly Relabel[]): boolean {
+  return rules.every((r) => compile(r.regex ?? "(.*)") !== undefined);
 }
 
 /** What `hashmod` writes: the last 8 bytes of the value's MD5, big-endian, modulo the modulus. */
@@ -93,24 +133,27 @@ export function relabel(
     if (!re) return undefined;
     const value = (r.sourceLabels ?? []).map((l) => out[l] ?? "").join(r.separator ?? ";");
     const target = r.targetLabel ?? "";
+    // Setting a label to "" removes it; a label named "" is never written.
+    const set = (name: string, v: string) => {
+      if (name === "") return;
+      if (v === "") delete out[name];
+      else out[name] = v;
+    };
     switch (action) {
       case "replace": {
         const m = re.exec(value);
         if (!m || !r.targetLabel) break;
-        const v = expand(m, r.replacement ?? "$1");
-        const name = expand(m, target);
-        if (v === "") delete out[name];
-        else out[name] = v;
+        set(expand(m, target), expand(m, r.replacement ?? "$1"));
         break;
       }
       case "lowercase":
-        out[target] = value.toLowerCase();
+        set(target, value.toLowerCase());
         break;
       case "uppercase":
-        out[target] = value.toUpperCase();
+        set(target, value.toUpperCase());
         break;
       case "hashmod":
-        out[target] = hashmod(value, r.modulus ?? 1);
+        set(target, hashmod(value, r.modulus ?? 1));
         break;
       case "keep":
         if (!re.test(value)) return undefined;
@@ -127,7 +170,7 @@ export function relabel(
       case "labelmap":
         for (const [k, v] of Object.entries(out)) {
           const m = re.exec(k);
-          if (m) out[expand(m, r.replacement ?? "$1")] = v;
+          if (m) set(expand(m, r.replacement ?? "$1"), v);
         }
         break;
       case "labeldrop":
@@ -157,6 +200,35 @@ function controllerOf(pod: PodTemplate): { kind: string; name: string } {
   if (kind === "Deployment") return { kind: "ReplicaSet", name: `${metadata.name}-5d8c9f7b6` };
   if (kind === "CronJob") return { kind: "Job", name: `${metadata.name}-29000000` };
   return { kind, name: metadata.name };
+}
+
+/** The labels a pod's controller adds to the template's (pod-template-hash, job-name, ...). */
+function controllerLabels(pod: PodTemplate): Record<string, string> {
+  const name = pod.owner.metadata.name;
+  switch (pod.owner.kind) {
+    case "Deployment":
+      return { "pod-template-hash": "5d8c9f7b6" };
+    case "StatefulSet":
+      return {
+        "controller-revision-hash": `${name}-6b9d5c7f8`,
+        "statefulset.kubernetes.io/pod-name": `${name}-0`,
+        "apps.kubernetes.io/pod-index": "0",
+      };
+    case "DaemonSet":
+      return { "controller-revision-hash": "6b9d5c7f8", "pod-template-generation": "1" };
+    case "Job":
+    case "CronJob": {
+      const job = pod.owner.kind === "CronJob" ? `${name}-29000000` : name;
+      return {
+        "batch.kubernetes.io/controller-uid": `uid-${job}`,
+        "batch.kubernetes.io/job-name": job,
+        "controller-uid": `uid-${job}`,
+        "job-name": job,
+      };
+    }
+    default:
+      return {};
+  }
 }
 
 /** A name for the pod, as its controller makes them. */
@@ -196,7 +268,7 @@ function podMeta(
     meta.__meta_kubernetes_pod_container_port_number = String(at.port.containerPort);
     meta.__meta_kubernetes_pod_container_port_protocol = at.port.protocol ?? "TCP";
   }
-  for (const [k, v] of Object.entries(pod.labels)) {
+  for (const [k, v] of Object.entries({ ...controllerLabels(pod), ...pod.labels })) {
     meta[`__meta_kubernetes_pod_label_${sanitize(k)}`] = v;
     meta[`__meta_kubernetes_pod_labelpresent_${sanitize(k)}`] = "true";
   }
@@ -351,6 +423,8 @@ function podMonitorTargets(pods: readonly PodTemplate[], m: KubeObject): Target[
       honorLabels?: boolean;
     })[];
   };
+  // The operator refuses a monitor with a relabelling Prometheus cannot compile (pkg/prometheus/validation/validator.go).
+  if (!(spec.podMetricsEndpoints ?? []).every((ep) => relabelingsCompile(ep.relabelings ?? []))) return [];
   const inScope = operatorScope(m);
   const selected = pods.filter((p) => inScope(p.namespace) && selects(spec.selector, p.labels));
   const out: Target[] = [];
@@ -432,24 +506,28 @@ const externalServices: KubeObject[] = [
 type ServicePort = { name?: string; port: number; targetPort?: string | number; protocol?: string };
 
 /**
- * The container and port of a pod a Service port's endpoint reaches: its targetPort by name, or by
- * number whether declared or not (the endpoint is the pod's address at that number either way).
+ * The container and port of a pod a Service port's endpoint reaches. The targetPort names a container
+ * port (the first of that name) or is a number; service discovery labels the endpoint with the last
+ * container declaring that number (endpoints.go), and where none declares it, the endpoint is still the
+ * pod's address at that number, served by the container known to listen there.
  */
 function endpointOf(
   pod: PodTemplate,
   sp: ServicePort,
 ): { container: Container; port: Port; init: boolean; declared: boolean } | undefined {
   const target = sp.targetPort ?? sp.port;
-  for (const c of podPorts(pod))
-    if (c.port !== undefined && (c.port.name === target || c.port.containerPort === target))
-      return { container: c.container, port: c.port, init: c.init, declared: true };
-  if (typeof target !== "number") return undefined;
-  const listening =
-    podPorts(pod).find((c) => (c.container.listens ?? []).includes(target)) ?? podPorts(pod)[0];
+  const ports = podPorts(pod);
+  const number =
+    typeof target === "number" ? target : ports.find((c) => c.port?.name === target)?.port?.containerPort;
+  if (number === undefined) return undefined;
+  const declared = ports.filter((c) => c.port?.containerPort === number).at(-1);
+  if (declared?.port)
+    return { container: declared.container, port: declared.port, init: declared.init, declared: true };
+  const listening = ports.find((c) => (c.container.listens ?? []).includes(number)) ?? ports[0];
   return (
     listening && {
       container: listening.container,
-      port: { containerPort: target },
+      port: { containerPort: number },
       init: listening.init,
       declared: false,
     }
@@ -494,6 +572,7 @@ function serviceMonitorTargets(set: ObjectSet, pods: readonly PodTemplate[], m: 
       honorLabels?: boolean;
     }[];
   };
+  if (!(spec.endpoints ?? []).every((ep) => relabelingsCompile(ep.relabelings ?? []))) return [];
   const inScope = operatorScope(m);
   const services = [...set.objects.filter((o) => o.kind === "Service"), ...externalServices].filter(
     (o) => inScope(o.metadata.namespace ?? "") && selects(spec.selector, o.metadata.labels ?? {}),
@@ -572,7 +651,9 @@ function serviceMonitorTargets(set: ObjectSet, pods: readonly PodTemplate[], m: 
             container: at.container,
           });
         }
-        // The pod's declared ports no endpoint lists are targets too, without endpoint port labels.
+        // The declared ports no endpoint lists, of a pod some endpoint reaches, are targets too, without
+        // endpoint port labels (endpoints.go: the pods it has seen).
+        if (reached.size === 0) continue;
         for (const at of podPorts(pod)) {
           if (!at.port || reached.has(at.port.containerPort)) continue;
           candidates.push({ meta: { ...serviceMeta, ...podMeta(pod, at) }, pod, container: at.container });
@@ -641,57 +722,70 @@ function managedTargets(pods: readonly PodTemplate[], m: KubeObject): Target[] {
     targetLabels?: { metadata?: string[]; fromPod?: { from: string; to?: string }[] };
   };
   const cluster = m.kind === "ClusterPodMonitoring";
-  const metadata =
-    spec.targetLabels?.metadata ??
-    (cluster
-      ? ["container", "namespace", "pod", "top_level_controller_name", "top_level_controller_type"]
-      : ["container", "pod", "top_level_controller_name", "top_level_controller_type"]);
+  // The CRD defaults `metadata` only inside a `targetLabels` the object has; without one the operator
+  // adds none, but a ClusterPodMonitoring still gets `namespace` (pod_config.go).
+  const metadata = spec.targetLabels
+    ? (spec.targetLabels.metadata ??
+      (cluster
+        ? ["container", "namespace", "pod", "top_level_controller_name", "top_level_controller_type"]
+        : ["container", "pod", "top_level_controller_name", "top_level_controller_type"]))
+    : cluster
+      ? ["namespace"]
+      : [];
   const selected = pods.filter(
     (p) => (cluster || p.namespace === m.metadata.namespace) && selects(spec.selector, p.labels),
   );
   const out: Target[] = [];
   (spec.endpoints ?? []).forEach((ep, endpoint) => {
-    // A port name is an anchored regex over the container ports' names (pod_config.go).
+    // A port name is an anchored regex over the container ports' names; each port it matches is a target.
+    // A number is the pod's address at that port, one target per pod, without a container label; one
+    // nothing serves scrapes nothing, so a container must declare it or be known to listen on it.
     const named = typeof ep.port === "string" ? compile(ep.port) : undefined;
     for (const pod of selected) {
-      const served = podPorts(pod).find(
-        ({ container, port }) =>
-          (named !== undefined && port?.name !== undefined && named.test(port.name)) ||
-          port?.containerPort === ep.port ||
-          (typeof ep.port === "number" && (container.listens ?? []).includes(ep.port)),
-      );
-      if (!served) continue;
-      const labels: Record<string, string> = {
-        job: m.metadata.name,
-        instance: `${pod.owner.metadata.name}-0:${ep.port}`,
-        ...(cluster && !metadata.includes("namespace") ? {} : { namespace: pod.namespace }),
-        ...(metadata.includes("pod") ? { pod: `${pod.owner.metadata.name}-0` } : {}),
-        ...(metadata.includes("container") && typeof ep.port === "string"
-          ? { container: served.container.name }
-          : {}),
-        ...(metadata.includes("top_level_controller_name")
-          ? { top_level_controller_name: pod.owner.metadata.name }
-          : {}),
-        ...(metadata.includes("top_level_controller_type")
-          ? { top_level_controller_type: pod.owner.kind }
-          : {}),
-        ...(metadata.includes("node") ? { node: "node-1" } : {}),
-      };
-      for (const f of spec.targetLabels?.fromPod ?? []) {
-        if (pod.labels[f.from] !== undefined) labels[sanitize(f.to ?? f.from)] = pod.labels[f.from];
+      const served =
+        typeof ep.port === "string"
+          ? podPorts(pod).filter(({ port }) => port?.name !== undefined && named?.test(port.name) === true)
+          : podPorts(pod)
+              .filter(
+                ({ container, port }) =>
+                  port?.containerPort === ep.port || (container.listens ?? []).includes(Number(ep.port)),
+              )
+              .slice(0, 1);
+      // The instance is the pod's name, or its node's for a DaemonSet's pod.
+      const instance = pod.owner.kind === "DaemonSet" ? "node-1" : podName(pod);
+      for (const at of served) {
+        const labels: Record<string, string> = {
+          job: m.metadata.name,
+          instance: `${instance}:${typeof ep.port === "string" ? (at.port?.name ?? "") : ep.port}`,
+          ...(cluster && !metadata.includes("namespace") ? {} : { namespace: pod.namespace }),
+          ...(metadata.includes("pod") ? { pod: podName(pod) } : {}),
+          ...(metadata.includes("container") && typeof ep.port === "string"
+            ? { container: at.container.name }
+            : {}),
+          ...(metadata.includes("top_level_controller_name")
+            ? { top_level_controller_name: pod.owner.metadata.name }
+            : {}),
+          ...(metadata.includes("top_level_controller_type")
+            ? { top_level_controller_type: pod.owner.kind }
+            : {}),
+          ...(metadata.includes("node") ? { node: "node-1" } : {}),
+        };
+        for (const f of spec.targetLabels?.fromPod ?? []) {
+          if (pod.labels[f.from] !== undefined) labels[sanitize(f.to ?? f.from)] = pod.labels[f.from];
+        }
+        out.push({
+          monitor: nameOf(m),
+          monitorObject: m,
+          endpoint,
+          labels,
+          path: ep.path ?? "/metrics",
+          podLabels: pod.labels,
+          honorLabels: false,
+          pod,
+          container: at.container,
+          port: typeof ep.port === "number" ? ep.port : at.port?.containerPort,
+        });
       }
-      out.push({
-        monitor: nameOf(m),
-        monitorObject: m,
-        endpoint,
-        labels,
-        path: ep.path ?? "/metrics",
-        podLabels: pod.labels,
-        honorLabels: false,
-        pod,
-        container: served.container,
-        port: typeof ep.port === "number" ? ep.port : served.port?.containerPort,
-      });
     }
   });
   return out;

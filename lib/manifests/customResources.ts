@@ -240,6 +240,13 @@ export interface PodMonitoringSpec {
   };
 }
 
+/**
+ * The pod metadata a monitor's series carry where it names none: the CRD's own default, which the API
+ * server applies only inside a `targetLabels` the object has; without one the operator adds no pod
+ * label at all (prometheus-engine pod_config.go at v0.17.2), unlike a PodMonitor's series.
+ */
+const defaultTargetMetadata = ["container", "pod", "top_level_controller_name", "top_level_controller_type"];
+
 /** Namespaced: selects pods in its own namespace. */
 export class PodMonitoring extends ApiObject {
   constructor(scope: Construct, id: string, props: { metadata: ApiObjectMetadata; spec: PodMonitoringSpec }) {
@@ -247,7 +254,7 @@ export class PodMonitoring extends ApiObject {
       apiVersion: "monitoring.googleapis.com/v1",
       kind: "PodMonitoring",
       metadata: props.metadata,
-      spec: props.spec,
+      spec: { ...props.spec, targetLabels: props.spec.targetLabels ?? { metadata: defaultTargetMetadata } },
     });
   }
 }
@@ -259,7 +266,10 @@ export class ClusterPodMonitoring extends ApiObject {
       apiVersion: "monitoring.googleapis.com/v1",
       kind: "ClusterPodMonitoring",
       metadata: props.metadata,
-      spec: props.spec,
+      spec: {
+        ...props.spec,
+        targetLabels: props.spec.targetLabels ?? { metadata: ["namespace", ...defaultTargetMetadata] },
+      },
     });
   }
 }

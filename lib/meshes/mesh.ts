@@ -311,6 +311,8 @@ export interface MeshScrape {
   readonly port: string | number | undefined;
   /** Its number, where the pod declares it (or it is one). */
   readonly portNumber?: number;
+  /** The path scraped. */
+  readonly path: string;
   /** The scraper is in the mesh; undefined where it is not in the set (an existing Prometheus). */
   readonly scraperInMesh: boolean | undefined;
   /** Every object in the set: the mesh's mTLS policies among them. */

@@ -389,6 +389,10 @@ describe("Istio options", () => {
         ],
       },
       endpoints: [{ port: 15020, path: "/stats/prometheus", interval: "15s" }],
+      // Named, since without targetLabels the series would carry no pod label (pod_config.go).
+      targetLabels: {
+        metadata: ["namespace", "container", "pod", "top_level_controller_name", "top_level_controller_type"],
+      },
     });
     // Istio's control-plane dashboard selects app="istiod", which only the pod carries here.
     expect(spec(find(result, "PodMonitoring", "istiod", "istio-system"))).toMatchObject({

@@ -862,6 +862,100 @@ describe("scrapes-pass-the-mesh", () => {
       "PodMonitoring shop/shop",
     ]);
   });
+
+  describe("Linkerd's inbound policy", () => {
+    // linkerd-control-plane templates/proxy-injector-rbac.yaml: the injector's webhook; templates/
+    // destination.yaml: the policy controller's flags.
+    const injector = object(
+      "admissionregistration.k8s.io/v1",
+      "MutatingWebhookConfiguration",
+      "linkerd-proxy-injector-webhook-config",
+      undefined,
+      { webhooks: [{ name: "linkerd-proxy-injector.linkerd.io" }] },
+    );
+    const destination = deployment("linkerd-destination", "linkerd", {
+      containers: [{ name: "policy", ports: [{ name: "admin-http", containerPort: 9990 }] }],
+    });
+    (destination.spec as Json).template = {
+      ...((destination.spec as Json).template as Json),
+      spec: {
+        containers: [
+          {
+            name: "policy",
+            args: ["--cluster-networks=10.4.0.0/14,10.8.0.0/20", "--default-policy=all-unauthenticated"],
+          },
+        ],
+      },
+    };
+    const cp = release("linkerd-control-plane", "linkerd-control-plane", "linkerd", [injector, destination]);
+    const deny = namespace(
+      "shop",
+      {},
+      { "linkerd.io/inject": "enabled", "config.linkerd.io/default-inbound-policy": "deny" },
+    );
+    const policy = (kind: string, name: string, spec: Json) =>
+      object(`policy.linkerd.io/${kind === "Server" ? "v1beta3" : "v1alpha1"}`, kind, name, "shop", { spec });
+    const server = policy("Server", "shop", {
+      podSelector: { matchLabels: { app: "shop" } },
+      port: "http",
+      accessPolicy: "deny",
+    });
+    const route = (name: string, path: string) =>
+      object("gateway.networking.k8s.io/v1", "HTTPRoute", name, "shop", {
+        spec: {
+          parentRefs: [{ group: "policy.linkerd.io", kind: "Server", name: "shop" }],
+          rules: [{ matches: [{ path: { type: "Exact", value: path }, method: "GET" }] }],
+        },
+      });
+    const network = (cidr: string) => policy("NetworkAuthentication", "cluster", { networks: [{ cidr }] });
+    const authorize = (target: string) =>
+      policy("AuthorizationPolicy", `${target}-cluster`, {
+        targetRef: { group: "gateway.networking.k8s.io", kind: "HTTPRoute", name: target },
+        requiredAuthenticationRefs: [
+          { group: "policy.linkerd.io", kind: "NetworkAuthentication", name: "cluster" },
+        ],
+      });
+    const scrapes = (objects: KubeObject[]) =>
+      check([deny, app, appPort, ...objects], [cp]).filter((f) => f.invariant === "scrapes-pass-the-mesh");
+
+    test("a deny-by-default namespace refuses the scrape until a Server's route to the metrics path is authorized from the pod range", () => {
+      expect(scrapes([])).toEqual([
+        expect.objectContaining({
+          object: "PodMonitor shop/shop",
+          message: expect.stringContaining(
+            'no Server covers its port "http", and the default inbound policy "deny" refuses clients outside the mesh',
+          ) as string,
+        }),
+      ]);
+      // A Server whose routes miss the metrics path: the proxy answers 404.
+      expect(scrapes([server, route("books", "/books"), network("10.4.0.0/14"), authorize("books")])).toEqual(
+        [
+          expect.objectContaining({
+            message: expect.stringContaining("has routes, and none matches GET /metrics") as string,
+          }),
+        ],
+      );
+      // A route to it, authorized only from the nodes' range, not the pods'.
+      expect(
+        scrapes([server, route("metrics", "/metrics"), network("10.0.0.0/20"), authorize("metrics")]),
+      ).toEqual([
+        expect.objectContaining({
+          message: expect.stringContaining(
+            "that matches GET /metrics is authorized from the pod range",
+          ) as string,
+        }),
+      ]);
+      expect(
+        scrapes([server, route("metrics", "/metrics"), network("10.4.0.0/14"), authorize("metrics")]),
+      ).toEqual([]);
+      // The namespace's policy is the pod's unless the pod says otherwise.
+      const open = deployment("shop", "shop", {
+        annotations: { "config.linkerd.io/default-inbound-policy": "cluster-unauthenticated" },
+        containers: [{ name: "shop", ports: [{ name: "http", containerPort: 8080 }], resources: sized }],
+      });
+      expect(of(check([deny, open, appPort], [cp]), "scrapes-pass-the-mesh")).toEqual([]);
+    });
+  });
 });
 
 describe("acme-solvers-outside-the-mesh", () => {

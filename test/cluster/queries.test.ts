@@ -141,6 +141,16 @@ describe("relabelling, as Prometheus does it", () => {
     ).toEqual({ __a: "Shop\nv2", y: "Shop$" });
     // A regex Prometheus would refuse keeps nothing, so the monitor is reported as scraping nothing.
     expect(relabel(labels, [{ sourceLabels: ["__a"], regex: "(", targetLabel: "z" }])).toBeUndefined();
+    expect(relabel(labels, [{ sourceLabels: ["__a"], regex: "(?=S).*", targetLabel: "z" }])).toBeUndefined();
+    // POSIX classes; `$01` is a name, not group 1; a label set to "" or named "" is not written.
+    expect(
+      relabel({ a: "Shop", b: "" }, [
+        { sourceLabels: ["a"], regex: "([[:upper:]])[[:lower:]]+", targetLabel: "first", replacement: "$1" },
+        { sourceLabels: ["a"], regex: "(.*)", targetLabel: "zero", replacement: "x$01" },
+        { sourceLabels: ["b"], targetLabel: "a", action: "lowercase" },
+        { sourceLabels: ["a"], regex: "(.*)", targetLabel: "${9}", replacement: "y" },
+      ]),
+    ).toEqual({ b: "", first: "S", zero: "x" });
   });
 
   test("hashmod, lowercase, uppercase, keepequal and dropequal (relabel_test.go's values)", () => {
@@ -343,6 +353,69 @@ describe("scrape targets, as Kubernetes service discovery lists them", () => {
     expect(targetsOf(monitor({ endpoints: [{ port: "web" }] }))).toEqual([
       { port: 8080, labels: { instance: "10.0.0.1:8080", ...common, endpoint: "web" } },
     ]);
+  });
+
+  test("a pod no endpoint reaches is not scraped through the Service", () => {
+    const nowhere = {
+      ...service,
+      spec: { selector: { app: "shop" }, ports: [{ name: "web", port: 80, targetPort: "nope" }] },
+    };
+    expect(targetsOf(monitor({ endpoints: [{}] }), [app, nowhere])).toEqual([]);
+  });
+
+  test("a relabelling Prometheus cannot compile makes the operator refuse the whole monitor", () => {
+    const bad = monitor({
+      endpoints: [
+        { port: "web" },
+        { relabelings: [{ sourceLabels: ["__address__"], regex: "(", action: "keep" }] },
+      ],
+    });
+    expect(targetsOf(bad)).toEqual([]);
+  });
+
+  test("Managed Prometheus: labels only where targetLabels asks, every port a name's regex matches, a DaemonSet's instance is its node", () => {
+    const monitoring = (
+      kind: string,
+      spec: Record<string, unknown>,
+      owner: KubeObject = app,
+    ): { port?: number; labels: Record<string, string> }[] => {
+      const m: KubeObject = {
+        apiVersion: "monitoring.googleapis.com/v1",
+        kind,
+        metadata: { name: "shop", ...(kind === "PodMonitoring" ? { namespace: "shop" } : {}) },
+        spec: { selector: { matchLabels: { app: "shop" } }, ...spec },
+      };
+      return targetsOf(m, [owner]);
+    };
+    // No targetLabels: the CRD's metadata default never applies, so no pod or container label.
+    expect(monitoring("PodMonitoring", { endpoints: [{ port: "metrics" }] })).toEqual([
+      { port: 9090, labels: { job: "shop", instance: "shop-0:metrics", namespace: "shop" } },
+    ]);
+    expect(monitoring("ClusterPodMonitoring", { endpoints: [{ port: 9090 }] })).toEqual([
+      { port: 9090, labels: { job: "shop", instance: "shop-0:9090", namespace: "shop" } },
+    ]);
+    // targetLabels without metadata: the CRD's default list.
+    expect(monitoring("PodMonitoring", { endpoints: [{ port: "metrics|http" }], targetLabels: {} })).toEqual([
+      {
+        port: 8080,
+        labels: expect.objectContaining({
+          instance: "shop-0:http",
+          pod: "shop-0",
+          container: "shop",
+        }) as Record<string, string>,
+      },
+      {
+        port: 9090,
+        labels: expect.objectContaining({
+          instance: "shop-0:metrics",
+          top_level_controller_type: "Deployment",
+        }) as Record<string, string>,
+      },
+    ]);
+    const agent = { ...app, kind: "DaemonSet" };
+    expect(monitoring("PodMonitoring", { endpoints: [{ port: "metrics" }] }, agent)[0]?.labels.instance).toBe(
+      "node-1:metrics",
+    );
   });
 
   test("a Deployment's pod is its ReplicaSet's; the kubelets' endpoints are nodes", () => {

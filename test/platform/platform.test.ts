@@ -59,7 +59,7 @@ describe("overrides without forking", () => {
       () =>
         new Platform("p", {
           config: istio({
-            meshConfig: { enablePrometheusMerge: false },
+            meshConfig: { enablePrometheusMerge: false, defaultConfig: { statusPort: 15030 } },
             sidecarInjectorWebhook: { rewriteAppHTTPProbe: false },
             global: { proxy: { statusPort: 15030 } },
           }),
@@ -74,9 +74,16 @@ describe("overrides without forking", () => {
           fix: "remove platform:overrides.charts.istiod.values.meshConfig.enablePrometheusMerge",
         },
         {
+          path: "platform:overrides.charts.istiod.values.meshConfig.defaultConfig.statusPort",
+          problem:
+            "is 15030, but pilot-agent serves merged metrics on the mesh's status port and the injector points prometheus.io/port at it (pkg/kube/inject/webhook.go applyPrometheusMerge); the platform's proxy monitors scrape 15020",
+          allowed: "15020",
+          fix: "remove platform:overrides.charts.istiod.values.meshConfig.defaultConfig.statusPort",
+        },
+        {
           path: "platform:overrides.charts.istiod.values.global.proxy.statusPort",
           problem:
-            "is 15030, but the platform's proxy monitors and the prometheus.io/port the injector writes for merged metrics are 15020, the sidecar's status port (files/injection-template.yaml status.sidecar.istio.io/port)",
+            "is 15030, but the injector leaves this port out of inbound capture, so Prometheus's plain scrape of 15020 passes STRICT mTLS (files/injection-template.yaml excludeInboundPorts)",
           allowed: "15020",
           fix: "remove platform:overrides.charts.istiod.values.global.proxy.statusPort",
         },

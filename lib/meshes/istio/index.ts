@@ -71,9 +71,14 @@ function istiodReliedOn(ambient: boolean): ReliedOnValue[] {
       ? []
       : [
           {
+            path: "meshConfig.defaultConfig.statusPort",
+            value: istioFacts.proxyMetricsPort,
+            reason: `pilot-agent serves merged metrics on the mesh's status port and the injector points prometheus.io/port at it (pkg/kube/inject/webhook.go applyPrometheusMerge); the platform's proxy monitors scrape ${istioFacts.proxyMetricsPort}`,
+          },
+          {
             path: "global.proxy.statusPort",
             value: istioFacts.proxyMetricsPort,
-            reason: `the platform's proxy monitors and the prometheus.io/port the injector writes for merged metrics are ${istioFacts.proxyMetricsPort}, the sidecar's status port (files/injection-template.yaml status.sidecar.istio.io/port)`,
+            reason: `the injector leaves this port out of inbound capture, so Prometheus's plain scrape of ${istioFacts.proxyMetricsPort} passes STRICT mTLS (files/injection-template.yaml excludeInboundPorts)`,
           },
           {
             path: "sidecarInjectorWebhook.rewriteAppHTTPProbe",

@@ -1,4 +1,5 @@
 import { linkerdFacts } from "../../versions";
+import { linkerdScrapeRefusal } from "./inboundPolicy";
 import type { AdmittedPod, InjectedContainer, MeshAdmission } from "../mesh";
 
 /**
@@ -70,9 +71,8 @@ export const linkerdAdmission: MeshAdmission = {
   proxyMonitors: [`PodMonitor ${linkerdProxyMonitorName}`, `ClusterPodMonitoring ${linkerdProxyMonitorName}`],
   writtenInto: () => [],
   capturedByNodeProxy: () => false,
-  // The proxy takes plain text from clients outside the mesh; only a policy refuses them, and the plan
-  // grants scrapes wherever a policy applies (Plan.apps[].grants).
-  scrapeRefusal: () => undefined,
+  // The proxy takes plain text from clients outside the mesh; only its inbound policy refuses them.
+  scrapeRefusal: linkerdScrapeRefusal,
   openAccess: (objects) =>
     objects.flatMap((o) => {
       if (!o.apiVersion.startsWith("policy.linkerd.io/")) return [];
