@@ -1,5 +1,6 @@
 /**
- * Request paths as routes match them, without any cdk8s import, so the safety checks can share them.
+ * Request paths as routes match them, without any cdk8s import, so the safety checks and the meshes'
+ * admission models can share them.
  */
 
 /** A Gateway API path match. */
@@ -19,4 +20,25 @@ export function pathMatch(path: string): PathMatch {
 export function pathCovers(outer: PathMatch, inner: PathMatch): boolean {
   if (outer.type === "Exact") return inner.type === "Exact" && inner.value === outer.value;
   return outer.value === "/" || inner.value === outer.value || inner.value.startsWith(`${outer.value}/`);
+}
+
+/**
+ * Whether an HTTPRoute's spec has a match a plain GET of `path` satisfies: method GET or none, no header
+ * or query match, and the path by Exact, PathPrefix (whole segments) or RegularExpression.
+ */
+export function routeMatchesGet(spec: unknown, path: string): boolean {
+  const rules = (spec as { rules?: unknown } | undefined)?.rules;
+  return (Array.isArray(rules) ? (rules as { matches?: unknown }[]) : []).some((rule) => {
+    const matches = Array.isArray(rule.matches) ? (rule.matches as Record<string, unknown>[]) : [{}];
+    return matches.some((m) => {
+      if (m.method !== undefined && m.method !== "GET") return false;
+      if (m.headers !== undefined || m.queryParams !== undefined) return false;
+      const match = (m.path ?? {}) as { type?: unknown; value?: unknown };
+      const type = typeof match.type === "string" ? match.type : "PathPrefix";
+      const value = (typeof match.value === "string" ? match.value : "/").replace(/(.)\/+$/, "$1");
+      if (type === "RegularExpression") return new RegExp(`^(?:${value})$`).test(path);
+      if (type !== "Exact" && type !== "PathPrefix") return false;
+      return pathCovers({ type, value }, { type: "Exact", value: path });
+    });
+  });
 }

@@ -1,5 +1,5 @@
 import { crdClaims, crdFamilies, type CrdFamily } from "../crds";
-import { pathCovers } from "../manifests/paths";
+import { routeMatchesGet } from "../manifests/paths";
 import type { RenderResult } from "../render";
 import { charts, gkeAnnotations, type ChartName } from "../versions";
 import { certificateInventory } from "./certificates";
@@ -508,7 +508,7 @@ function probesAuthorized(resources: readonly ResourceView[]): Violation[] {
             );
           if (!same) continue;
           const path = str(get.path) ?? "/";
-          if (open.some((route) => routeMatchesGet(route.r.inputs, path))) continue;
+          if (open.some((route) => routeMatchesGet(at(route.r.inputs, "spec"), path))) continue;
           out.push({
             invariant: "probes-authorized",
             resource: key(owner.r),
@@ -519,22 +519,6 @@ function probesAuthorized(resources: readonly ResourceView[]): Violation[] {
     }
   }
   return out;
-}
-
-/** Whether an HTTPRoute has a match a plain GET of `path` satisfies. */
-function routeMatchesGet(inputs: Readonly<Obj>, path: string): boolean {
-  const rules = (at(inputs, "spec", "rules") as Obj[] | undefined) ?? [];
-  return rules.some((rule) => {
-    const matches = (rule.matches as Obj[] | undefined) ?? [{}];
-    return matches.some((m) => {
-      if (m.method !== undefined && m.method !== "GET") return false;
-      if (m.headers !== undefined || m.queryParams !== undefined) return false;
-      const type = str(at(m, "path", "type")) ?? "PathPrefix";
-      const value = (str(at(m, "path", "value")) ?? "/").replace(/(.)\/+$/, "$1");
-      if (type !== "Exact" && type !== "PathPrefix") return false;
-      return pathCovers({ type, value }, { type: "Exact", value: path });
-    });
-  });
 }
 
 /** The resources of an offline render, as the checks see them. */

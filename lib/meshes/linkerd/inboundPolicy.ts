@@ -1,5 +1,6 @@
 import { parseCidr } from "../../config";
-import { pathCovers } from "../../manifests/paths";
+import { routeMatchesGet } from "../../manifests/paths";
+import { selects, type SelectorSpec } from "../../manifests/selectors";
 import type { AdmissionObject, MeshScrape } from "../mesh";
 
 /**
@@ -57,30 +58,6 @@ function scraperAddress(clusterNetworks: readonly string[]): number | undefined 
   return undefined;
 }
 
-/** A label selector's verdict on a pod's labels (matchLabels and matchExpressions). */
-function selects(selector: Obj, labels: Readonly<Record<string, string>>): boolean {
-  const exact = Object.entries(obj(selector.matchLabels)).every(([k, v]) => labels[k] === v);
-  return (
-    exact &&
-    arr(selector.matchExpressions).every((e) => {
-      const key = str(e.key) ?? "";
-      const values = (e.values as string[] | undefined) ?? [];
-      switch (e.operator) {
-        case "In":
-          return labels[key] !== undefined && values.includes(labels[key]);
-        case "NotIn":
-          return labels[key] === undefined || !values.includes(labels[key]);
-        case "Exists":
-          return labels[key] !== undefined;
-        case "DoesNotExist":
-          return labels[key] === undefined;
-        default:
-          return false;
-      }
-    })
-  );
-}
-
 /** Whether a plain-text client at `address` passes a default policy (policy-controller/core/src/inbound.rs). */
 function defaultAllows(
   policy: string,
@@ -121,23 +98,6 @@ function policyAllows(
   });
 }
 
-/** Whether an HTTPRoute rule matches a plain GET of `path` (the scrape sends no header a route names). */
-function routeMatchesGet(route: AdmissionObject, path: string): boolean {
-  return arr(obj(route.spec).rules).some((rule) => {
-    const matches = Array.isArray(rule.matches) ? arr(rule.matches) : [{}];
-    return matches.some((m) => {
-      if (m.method !== undefined && m.method !== "GET") return false;
-      if (m.headers !== undefined || m.queryParams !== undefined) return false;
-      const p = obj(m.path);
-      const type = str(p.type) ?? "PathPrefix";
-      const value = (str(p.value) ?? "/").replace(/(.)\/+$/, "$1");
-      if (type === "RegularExpression") return new RegExp(`^(?:${value})$`).test(path);
-      if (type !== "Exact" && type !== "PathPrefix") return false;
-      return pathCovers({ type, value }, { type: "Exact", value: path });
-    });
-  });
-}
-
 /** Why Linkerd refuses the scrape, or undefined where its policy lets it through. */
 export function linkerdScrapeRefusal(scrape: MeshScrape): string | undefined {
   // Only a meshed pod's proxy applies policy; a meshed Prometheus has an identity this does not model.
@@ -150,7 +110,7 @@ export function linkerdScrapeRefusal(scrape: MeshScrape): string | undefined {
     (o) =>
       isPolicy(o, "Server") &&
       o.metadata.namespace === namespace &&
-      selects(obj(obj(o.spec).podSelector), pod.labels) &&
+      selects(obj(o.spec).podSelector as SelectorSpec | undefined, pod.labels) &&
       (obj(o.spec).port === scrape.port || obj(o.spec).port === scrape.portNumber),
   );
   if (!server) {
@@ -187,7 +147,7 @@ export function linkerdScrapeRefusal(scrape: MeshScrape): string | undefined {
     return serverAllows
       ? undefined
       : `Server ${namespace}/${name} on its ${port} authorizes no client outside the mesh from the pod range: add an AuthorizationPolicy for the Server with a NetworkAuthentication that covers it`;
-  const matching = routes.filter((r) => routeMatchesGet(r, scrape.path));
+  const matching = routes.filter((r) => routeMatchesGet(r.spec, scrape.path));
   if (matching.length === 0)
     return `Server ${namespace}/${name} on its ${port} has routes, and none matches GET ${scrape.path}: add the path to a route authorized from the pod range`;
   const routeAllows = matching.some((r) =>
