@@ -191,14 +191,18 @@ const podIp = "10.0.0.1";
 
 type Port = { readonly name?: string; readonly containerPort: number; readonly protocol?: string };
 
+/** Stand-ins for the names controllers generate: a ReplicaSet's template hash, a CronJob's run. */
+const templateHash = "5d8c9f7b6";
+const cronJobRun = "29000000";
+
 /**
  * The pod's direct controller, as service discovery reports it: a Deployment's pods belong to its
  * ReplicaSet, a CronJob's to its Job.
  */
 function controllerOf(pod: PodTemplate): { kind: string; name: string } {
   const { kind, metadata } = pod.owner;
-  if (kind === "Deployment") return { kind: "ReplicaSet", name: `${metadata.name}-5d8c9f7b6` };
-  if (kind === "CronJob") return { kind: "Job", name: `${metadata.name}-29000000` };
+  if (kind === "Deployment") return { kind: "ReplicaSet", name: `${metadata.name}-${templateHash}` };
+  if (kind === "CronJob") return { kind: "Job", name: `${metadata.name}-${cronJobRun}` };
   return { kind, name: metadata.name };
 }
 
@@ -207,18 +211,18 @@ function controllerLabels(pod: PodTemplate): Record<string, string> {
   const name = pod.owner.metadata.name;
   switch (pod.owner.kind) {
     case "Deployment":
-      return { "pod-template-hash": "5d8c9f7b6" };
+      return { "pod-template-hash": templateHash };
     case "StatefulSet":
       return {
-        "controller-revision-hash": `${name}-6b9d5c7f8`,
+        "controller-revision-hash": `${name}-${templateHash}`,
         "statefulset.kubernetes.io/pod-name": `${name}-0`,
         "apps.kubernetes.io/pod-index": "0",
       };
     case "DaemonSet":
-      return { "controller-revision-hash": "6b9d5c7f8", "pod-template-generation": "1" };
+      return { "controller-revision-hash": `${name}-${templateHash}`, "pod-template-generation": "1" };
     case "Job":
     case "CronJob": {
-      const job = pod.owner.kind === "CronJob" ? `${name}-29000000` : name;
+      const job = pod.owner.kind === "CronJob" ? `${name}-${cronJobRun}` : name;
       return {
         "batch.kubernetes.io/controller-uid": `uid-${job}`,
         "batch.kubernetes.io/job-name": job,
