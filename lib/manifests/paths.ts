@@ -24,19 +24,29 @@ export function pathCovers(outer: PathMatch, inner: PathMatch): boolean {
 
 /**
  * Whether an HTTPRoute's spec has a match a plain GET of `path` satisfies: method GET or none, no header
- * or query match, and the path by Exact, PathPrefix (whole segments) or RegularExpression.
+ * or query condition, and the path by Exact, PathPrefix (whole segments) or RegularExpression. Absent
+ * rules and empty matches match every request (both HTTPRoute CRDs' defaults). A regex JavaScript cannot
+ * read counts as matching: the callers report refusals, and an unread regex proves none.
  */
 export function routeMatchesGet(spec: unknown, path: string): boolean {
   const rules = (spec as { rules?: unknown } | undefined)?.rules;
-  return (Array.isArray(rules) ? (rules as { matches?: unknown }[]) : []).some((rule) => {
-    const matches = Array.isArray(rule.matches) ? (rule.matches as Record<string, unknown>[]) : [{}];
-    return matches.some((m) => {
+  const list = Array.isArray(rules) ? (rules as { matches?: unknown }[]) : [{}];
+  return list.some((rule) => {
+    const given = Array.isArray(rule.matches) ? (rule.matches as Record<string, unknown>[]) : [];
+    return (given.length > 0 ? given : [{}]).some((m) => {
       if (m.method !== undefined && m.method !== "GET") return false;
-      if (m.headers !== undefined || m.queryParams !== undefined) return false;
+      const conditions = (v: unknown) => Array.isArray(v) && v.length > 0;
+      if (conditions(m.headers) || conditions(m.queryParams)) return false;
       const match = (m.path ?? {}) as { type?: unknown; value?: unknown };
       const type = typeof match.type === "string" ? match.type : "PathPrefix";
       const value = (typeof match.value === "string" ? match.value : "/").replace(/(.)\/+$/, "$1");
-      if (type === "RegularExpression") return new RegExp(`^(?:${value})$`).test(path);
+      if (type === "RegularExpression") {
+        try {
+          return new RegExp(`^(?:${value})$`).test(path);
+        } catch {
+          return true;
+        }
+      }
       if (type !== "Exact" && type !== "PathPrefix") return false;
       return pathCovers({ type, value }, { type: "Exact", value: path });
     });

@@ -955,6 +955,43 @@ describe("scrapes-pass-the-mesh", () => {
       });
       expect(of(check([deny, open, appPort], [cp]), "scrapes-pass-the-mesh")).toEqual([]);
     });
+
+    test("what lets a scrape through without a route: a skipped port, a ServerAuthorization, a route with no rules", () => {
+      const skipped = namespace(
+        "shop",
+        {},
+        {
+          "linkerd.io/inject": "enabled",
+          "config.linkerd.io/default-inbound-policy": "deny",
+          "config.linkerd.io/skip-inbound-ports": "8000-8090",
+        },
+      );
+      // proxy-init leaves the port alone, so no policy applies (partials _proxy-init.tpl).
+      expect(of(check([skipped, app, appPort], [cp]), "scrapes-pass-the-mesh")).toEqual([]);
+      const legacy = object("policy.linkerd.io/v1beta1", "ServerAuthorization", "shop-cluster", "shop", {
+        spec: { server: { name: "shop" }, client: { unauthenticated: true } },
+      });
+      expect(scrapes([server, legacy])).toEqual([]);
+      // A route without rules takes every request (the CRD's default), so the Server's route is authorized.
+      const everything = object("gateway.networking.k8s.io/v1", "HTTPRoute", "all", "shop", {
+        spec: { parentRefs: [{ group: "policy.linkerd.io", kind: "Server", name: "shop" }] },
+      });
+      expect(scrapes([server, everything, network("10.4.0.0/14"), authorize("all")])).toEqual([]);
+      // A parent without Linkerd's group is the Gateway API's own Server kind: the route never attaches.
+      const detached = object("gateway.networking.k8s.io/v1", "HTTPRoute", "metrics", "shop", {
+        spec: {
+          parentRefs: [{ kind: "Server", name: "shop" }],
+          rules: [{ matches: [{ path: { type: "Exact", value: "/metrics" } }] }],
+        },
+      });
+      expect(scrapes([server, detached, network("10.4.0.0/14"), authorize("metrics")])).toEqual([
+        expect.objectContaining({
+          message: expect.stringContaining(
+            "authorizes no client outside the mesh from the pod range",
+          ) as string,
+        }),
+      ]);
+    });
   });
 });
 

@@ -1,16 +1,19 @@
 import { parseCidr } from "../../config";
 import { routeMatchesGet } from "../../manifests/paths";
 import { selects, type SelectorSpec } from "../../manifests/selectors";
+import { privateNetworks } from "../../versions";
 import type { AdmissionObject, MeshScrape } from "../mesh";
 
 /**
  * Linkerd's inbound policy for a scrape of a meshed pod, as the policy controller builds the pod's
  * inbound server for the scraped port (policy-controller/k8s/index/src/inbound/index.rs at
- * edge-26.8.3) and the proxy authorizes a request against it. The scraper is Prometheus outside the
- * mesh: a plain-text client at an address in the cluster's first network (the pod range, which the
- * platform lists first). Where the mesh has routes, a Server's own authorizations are counted for every
- * route as well as the route's, and any matching route may authorize: the lenient reading, so that
- * what this reports as refused is refused.
+ * edge-26.8.3) and the proxy authorizes a request against it: the route's authorizations together with
+ * the Server's (linkerd2-proxy server-policy/src/authz.rs). The scraper is Prometheus outside the
+ * mesh: a plain-text client from the cluster's first network, the pod range where the platform made
+ * the network. Where the model cannot be sure, it lets the scrape through, so that what it reports as
+ * refused is refused: any matching route may authorize (the proxy takes the best one), a network that
+ * overlaps the scraper's range admits it, and the probe routes the controller adds for kubelet are not
+ * modelled (a scrape of a probe path would be reported).
  */
 
 type Obj = Record<string, unknown>;
@@ -21,6 +24,16 @@ const str = (v: unknown): string | undefined => (typeof v === "string" ? v : und
 const policyGroup = "policy.linkerd.io";
 const isPolicy = (o: AdmissionObject, kind: string) =>
   o.kind === kind && o.apiVersion.startsWith(`${policyGroup}/`);
+
+/** The default policies the controller accepts; any other annotation value is ignored (workload.rs). */
+const defaultPolicies = new Set([
+  "all-unauthenticated",
+  "all-authenticated",
+  "cluster-unauthenticated",
+  "cluster-authenticated",
+  "deny",
+  "audit",
+]);
 
 /** What the policy controller runs with: its container's flags in templates/destination.yaml. */
 function controllerFlags(objects: readonly AdmissionObject[]): {
@@ -36,49 +49,53 @@ function controllerFlags(objects: readonly AdmissionObject[]): {
   return {
     // The chart's proxy.defaultInboundPolicy and clusterNetworks defaults (values.yaml).
     defaultPolicy: flag("default-policy") ?? "all-unauthenticated",
-    clusterNetworks: (flag("cluster-networks") ?? "10.0.0.0/8").split(",").filter((n) => n !== ""),
+    clusterNetworks: flag("cluster-networks")
+      ?.split(",")
+      .filter((n) => n !== "") ?? [...privateNetworks],
   };
 }
 
-/** Whether an IPv4 address (as a number) lies in a CIDR; other forms never match. */
-function inCidr(address: number, cidr: string): boolean {
-  if (cidr === "0.0.0.0/0") return true;
+/** An IPv4 range as [first, end); undefined for other forms. */
+function rangeOf(cidr: string): [number, number] | undefined {
   const parsed = parseCidr(cidr);
-  if (!parsed) return false;
-  const [network, prefix] = parsed;
-  return address >= network && address < network + 2 ** (32 - prefix);
+  return parsed && [parsed[0], parsed[0] + 2 ** (32 - parsed[1])];
 }
 
-/** The scraper's address: the first address of the cluster's first IPv4 network. */
-function scraperAddress(clusterNetworks: readonly string[]): number | undefined {
-  for (const n of clusterNetworks) {
-    const parsed = parseCidr(n);
-    if (parsed) return parsed[0] + 1;
-  }
-  return undefined;
+/** Whether a network (with its exceptions) admits some of the scraper's range. */
+function admits(cidr: string, except: readonly string[], scraper: [number, number] | undefined): boolean {
+  const every = cidr === "0.0.0.0/0" || cidr === "::/0";
+  const net = every ? ([0, 2 ** 32] as [number, number]) : rangeOf(cidr);
+  if (!net) return false;
+  if (!scraper) return every;
+  const overlaps = net[0] < scraper[1] && scraper[0] < net[1];
+  const excluded = except.some((e) => {
+    const r = rangeOf(e);
+    return r !== undefined && r[0] <= scraper[0] && scraper[1] <= r[1];
+  });
+  return overlaps && !excluded;
 }
 
-/** Whether a plain-text client at `address` passes a default policy (policy-controller/core/src/inbound.rs). */
-function defaultAllows(
-  policy: string,
-  address: number | undefined,
-  clusterNetworks: readonly string[],
-): boolean {
-  if (policy === "all-unauthenticated" || policy === "audit") return true;
-  if (policy === "cluster-unauthenticated")
-    return address !== undefined && clusterNetworks.some((n) => inCidr(address, n));
-  return false;
+/** Whether a default policy lets an in-cluster client outside the mesh in (policy-controller/core/src/inbound.rs). */
+const defaultAllows = (policy: string) =>
+  policy === "all-unauthenticated" || policy === "cluster-unauthenticated" || policy === "audit";
+
+/** Ports in an annotation: comma-separated numbers and ranges (`4190-4191`). */
+function inPorts(value: string | undefined, port: number): boolean {
+  return (value ?? "").split(",").some((p) => {
+    const [low, high] = p.trim().split("-").map(Number);
+    return low === port || (high !== undefined && low <= port && port <= high);
+  });
 }
 
 /**
- * Whether an AuthorizationPolicy lets a plain-text client at `address` in: no MeshTLSAuthentication or
- * ServiceAccount among its required authentications, and its NetworkAuthentication (if any) covering
- * the address (index.rs policy_client_authz: no network means every network).
+ * Whether an AuthorizationPolicy lets the scraper in: no MeshTLSAuthentication or ServiceAccount among
+ * its required authentications, and its NetworkAuthentication (if any) admitting it (index.rs
+ * policy_client_authz: no network means every network; a missing one makes the policy ignored).
  */
 function policyAllows(
   policy: AdmissionObject,
   objects: readonly AdmissionObject[],
-  address: number | undefined,
+  scraper: [number, number] | undefined,
 ): boolean {
   const refs = arr(obj(policy.spec).requiredAuthenticationRefs);
   if (refs.some((r) => r.kind !== "NetworkAuthentication")) return false;
@@ -90,12 +107,24 @@ function policyAllows(
         o.metadata.namespace === namespace &&
         o.metadata.name === r.name,
     );
-    return arr(obj(authn?.spec).networks).some(
-      (n) =>
-        (str(n.cidr) === "0.0.0.0/0" || (address !== undefined && inCidr(address, str(n.cidr) ?? ""))) &&
-        !((n.except as string[] | undefined) ?? []).some((e) => address !== undefined && inCidr(address, e)),
+    return arr(obj(authn?.spec).networks).some((n) =>
+      admits(str(n.cidr) ?? "", (n.except as string[] | undefined) ?? [], scraper),
     );
   });
+}
+
+/**
+ * Whether a ServerAuthorization (policy.linkerd.io/v1beta1) lets the scraper in: unauthenticated
+ * clients, from its networks or, without any, the cluster's (policy-controller/grpc/src/inbound.rs).
+ */
+function serverAuthorizationAllows(sa: AdmissionObject, scraper: [number, number] | undefined): boolean {
+  const client = obj(obj(sa.spec).client);
+  if (client.unauthenticated !== true) return false;
+  const networks = arr(client.networks);
+  return (
+    networks.length === 0 ||
+    networks.some((n) => admits(str(n.cidr) ?? "", (n.except as string[] | undefined) ?? [], scraper))
+  );
 }
 
 /** Why Linkerd refuses the scrape, or undefined where its policy lets it through. */
@@ -103,25 +132,31 @@ export function linkerdScrapeRefusal(scrape: MeshScrape): string | undefined {
   // Only a meshed pod's proxy applies policy; a meshed Prometheus has an identity this does not model.
   if (!scrape.sidecar || scrape.scraperInMesh === true || scrape.portNumber === undefined) return undefined;
   const { objects, namespace, pod } = scrape;
+  // The injector copies the namespace's config annotations onto a pod that lacks them (pkg/inject/inject.go).
+  const annotation = (key: string) => pod.annotations[key] ?? pod.namespaceAnnotations[key];
+  // A skipped port bypasses the proxy: proxy-init's --inbound-ports-to-ignore (partials _proxy-init.tpl).
+  if (inPorts(annotation("config.linkerd.io/skip-inbound-ports"), scrape.portNumber)) return undefined;
   const flags = controllerFlags(objects);
-  const address = scraperAddress(flags.clusterNetworks);
+  const scraper = flags.clusterNetworks.map(rangeOf).find((r) => r !== undefined);
   const port = `port ${JSON.stringify(scrape.port)}`;
-  const server = objects.find(
-    (o) =>
-      isPolicy(o, "Server") &&
-      o.metadata.namespace === namespace &&
-      selects(obj(o.spec).podSelector as SelectorSpec | undefined, pod.labels) &&
-      (obj(o.spec).port === scrape.port || obj(o.spec).port === scrape.portNumber),
-  );
+  // Of several Servers for one port the oldest wins; a render has no creation times, so the first by name.
+  const server = objects
+    .filter(
+      (o) =>
+        isPolicy(o, "Server") &&
+        o.metadata.namespace === namespace &&
+        selects(obj(o.spec).podSelector as SelectorSpec | undefined, pod.labels) &&
+        (obj(o.spec).port === scrape.port || obj(o.spec).port === scrape.portNumber),
+    )
+    .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))[0];
   if (!server) {
-    // The injector copies the namespace's annotation onto the pod; the pod's own wins (pkg/inject/inject.go).
-    const annotation = "config.linkerd.io/default-inbound-policy";
-    const policy = pod.annotations[annotation] ?? pod.namespaceAnnotations[annotation] ?? flags.defaultPolicy;
-    const requireIdentity = (pod.annotations["config.linkerd.io/proxy-require-identity-inbound-ports"] ?? "")
-      .split(",")
-      .map((p) => p.trim())
-      .includes(String(scrape.portNumber));
-    if (!requireIdentity && defaultAllows(policy, address, flags.clusterNetworks)) return undefined;
+    const asked = annotation("config.linkerd.io/default-inbound-policy");
+    const policy = asked !== undefined && defaultPolicies.has(asked) ? asked : flags.defaultPolicy;
+    // Identity is required only where the policy allows at all; audit still lets everything in (index.rs).
+    const requireIdentity =
+      policy !== "audit" &&
+      inPorts(annotation("config.linkerd.io/proxy-require-identity-inbound-ports"), scrape.portNumber);
+    if (!requireIdentity && defaultAllows(policy)) return undefined;
     return `no Server covers its ${port}, and ${requireIdentity ? "the port requires a mesh identity" : `the default inbound policy ${JSON.stringify(policy)} refuses clients outside the mesh`}: add a Server for the port with an AuthorizationPolicy whose NetworkAuthentication covers the pod range`;
   }
   const name = server.metadata.name;
@@ -132,16 +167,27 @@ export function linkerdScrapeRefusal(scrape: MeshScrape): string | undefined {
   };
   const policies = inNamespace.filter((o) => isPolicy(o, "AuthorizationPolicy"));
   const serverAllows =
-    defaultAllows(str(obj(server.spec).accessPolicy) ?? "deny", address, flags.clusterNetworks) ||
+    defaultAllows(str(obj(server.spec).accessPolicy) ?? "deny") ||
     policies.some(
       (p) =>
         (targets(p, "Server", name) || targets(p, "Namespace", namespace)) &&
-        policyAllows(p, objects, address),
-    );
+        policyAllows(p, objects, scraper),
+    ) ||
+    inNamespace.some((sa) => {
+      if (!isPolicy(sa, "ServerAuthorization")) return false;
+      const ref = obj(obj(sa.spec).server);
+      const chosen =
+        ref.name === name ||
+        (ref.selector !== undefined && selects(ref.selector as SelectorSpec, server.metadata.labels ?? {}));
+      return chosen && serverAuthorizationAllows(sa, scraper);
+    });
+  // A route attaches to the Server through a parent of Linkerd's group (k8s/api/src/policy.rs).
   const routes = inNamespace.filter(
     (o) =>
       o.kind === "HTTPRoute" &&
-      arr(obj(o.spec).parentRefs).some((p) => p.kind === "Server" && p.name === name),
+      arr(obj(o.spec).parentRefs).some(
+        (p) => p.group === policyGroup && p.kind === "Server" && p.name === name,
+      ),
   );
   if (routes.length === 0)
     return serverAllows
@@ -151,7 +197,7 @@ export function linkerdScrapeRefusal(scrape: MeshScrape): string | undefined {
   if (matching.length === 0)
     return `Server ${namespace}/${name} on its ${port} has routes, and none matches GET ${scrape.path}: add the path to a route authorized from the pod range`;
   const routeAllows = matching.some((r) =>
-    policies.some((p) => targets(p, "HTTPRoute", r.metadata.name) && policyAllows(p, objects, address)),
+    policies.some((p) => targets(p, "HTTPRoute", r.metadata.name) && policyAllows(p, objects, scraper)),
   );
   return serverAllows || routeAllows
     ? undefined
