@@ -1,6 +1,6 @@
 import { meshAdmissions, type AdmittedPod } from "../meshes";
-import { admittedPod, type ObjectSet } from "./objectSet";
-import { nameOf, selects, type KubeObject, type LabelSelector, type PodTemplate } from "./objects";
+import { admittedPod, mutatingWebhooks, namespaceMap, type ObjectSet } from "./objectSet";
+import { nameOf, selects, type KubeObject, type PodTemplate } from "./objects";
 import { managedMonitorKinds, scrapeTargets } from "./scrapes";
 
 /**
@@ -15,10 +15,6 @@ export interface CrossingFinding {
   readonly message: string;
 }
 
-function namespaceMap(set: ObjectSet): Map<string, KubeObject> {
-  return new Map(set.objects.filter((o) => o.kind === "Namespace").map((o) => [o.metadata.name, o]));
-}
-
 /** Where a Prometheus of the set runs its pods: in a mesh, outside it, or (not in the set) unknown. */
 function scraperInMesh(set: ObjectSet, monitor: KubeObject): boolean | undefined {
   // Managed Prometheus's collectors run in gmp-system, which the platform never enrols.
@@ -27,7 +23,7 @@ function scraperInMesh(set: ObjectSet, monitor: KubeObject): boolean | undefined
     (o) => o.kind === "Prometheus" && o.apiVersion.startsWith("monitoring.coreos.com/"),
   );
   if (prometheuses.length === 0) return undefined;
-  const namespaces = namespaceMap(set);
+  const namespaces = namespaceMap(set.objects);
   return prometheuses.every((p) => {
     const labels = {
       // The operator's own pod labels (pkg/prometheus/server/operator.go at v0.93.0).
@@ -52,7 +48,7 @@ function scraperInMesh(set: ObjectSet, monitor: KubeObject): boolean | undefined
 /** Every monitor's scrape of a meshed pod passes the mesh's mTLS, at the port it really reaches. */
 export function scrapesPassTheMesh(set: ObjectSet): CrossingFinding[] {
   const findings: CrossingFinding[] = [];
-  const namespaces = namespaceMap(set);
+  const namespaces = namespaceMap(set.objects);
   const inMesh = new Map<KubeObject, boolean | undefined>();
   for (const t of scrapeTargets(set)) {
     const pod = t.pod;
@@ -108,20 +104,11 @@ interface Http01Solver {
  */
 export function acmeSolversOutsideTheMesh(set: ObjectSet): CrossingFinding[] {
   const findings: CrossingFinding[] = [];
-  const namespaces = namespaceMap(set);
+  const namespaces = namespaceMap(set.objects);
   const issuers = set.objects.filter(
     (o) => (o.kind === "ClusterIssuer" || o.kind === "Issuer") && o.apiVersion.startsWith("cert-manager.io/"),
   );
-  const webhooks = set.objects
-    .filter((o) => o.kind === "MutatingWebhookConfiguration")
-    .flatMap(
-      (o) =>
-        (o.webhooks ?? []) as {
-          name: string;
-          namespaceSelector?: LabelSelector;
-          objectSelector?: LabelSelector;
-        }[],
-    );
+  const webhooks = mutatingWebhooks(set.objects);
   const installed = new Set(set.releases.filter((r) => !r.error).map((r) => r.chart));
   for (const cert of set.objects.filter(
     (o) => o.kind === "Certificate" && o.apiVersion.startsWith("cert-manager.io/"),

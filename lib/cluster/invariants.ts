@@ -1,4 +1,4 @@
-import { admittedPod, proxyAskedFor, type ObjectSet } from "./objectSet";
+import { admittedPod, mutatingWebhooks, namespaceMap, proxyAskedFor, type ObjectSet } from "./objectSet";
 import { meshAdmissions, type MeshAdmission } from "../meshes";
 import { charts } from "../versions";
 import {
@@ -159,7 +159,7 @@ const checks: Record<ClusterInvariant, (set: ObjectSet) => ClusterFinding[]> = {
   },
 
   "proxies-injected": (set) => {
-    const namespaces = namespacesOf(set);
+    const namespaces = namespaceMap(set.objects);
     const findings: ClusterFinding[] = [];
     for (const pod of set.pods) {
       const asked = proxyAskedFor(pod, namespaces);
@@ -185,7 +185,7 @@ const checks: Record<ClusterInvariant, (set: ObjectSet) => ClusterFinding[]> = {
       const seen = admittedPod(bare, namespaces);
       const asked = meshAdmissions.find((a) => a.asksForProxy(seen));
       if (!asked) continue;
-      const injected = injectionWebhooks(set).some(
+      const injected = mutatingWebhooks(set.objects).some(
         (w) =>
           asked.isInjectionWebhook(w.name) &&
           selects(w.namespaceSelector, seen.namespaceLabels) &&
@@ -500,25 +500,6 @@ const controlPlaneCharts = new Set([
   ...meshAdmissions.flatMap((m) => m.controlPlaneCharts),
 ]);
 
-function namespacesOf(set: ObjectSet): Map<string, KubeObject> {
-  return new Map(set.objects.filter((o) => o.kind === "Namespace").map((o) => [o.metadata.name, o]));
-}
-
-function injectionWebhooks(
-  set: ObjectSet,
-): { name: string; namespaceSelector?: LabelSelector; objectSelector?: LabelSelector }[] {
-  return set.objects
-    .filter((o) => o.kind === "MutatingWebhookConfiguration")
-    .flatMap(
-      (o) =>
-        (o.webhooks ?? []) as {
-          name: string;
-          namespaceSelector?: LabelSelector;
-          objectSelector?: LabelSelector;
-        }[],
-    );
-}
-
 /** Each endpoint's port, by name or number (`undefined` where it names none), in the monitor's order. */
 function endpointPorts(m: KubeObject): (string | number | undefined)[] {
   const spec = (m.spec ?? {}) as {
@@ -614,7 +595,7 @@ function serviceTargets(o: KubeObject): { namespace: string; name: string }[] {
  */
 function writtenByControllers(set: ObjectSet): Set<string> {
   const out = new Set<string>();
-  const namespaces = [...namespacesOf(set).keys(), ...new Set(set.pods.map((p) => p.namespace))];
+  const namespaces = [...namespaceMap(set.objects).keys(), ...new Set(set.pods.map((p) => p.namespace))];
   const installed = new Set(set.releases.map((r) => r.chart));
   for (const ns of namespaces) {
     // Kubernetes' root CA publisher writes it into every namespace.
@@ -642,7 +623,7 @@ function writtenByControllers(set: ObjectSet): Set<string> {
       const target = (
         o.spec as { target?: { configMap?: unknown; secret?: unknown; namespaceSelector?: LabelSelector } }
       ).target;
-      for (const ns of namespacesOf(set).values()) {
+      for (const ns of namespaceMap(set.objects).values()) {
         if (
           !selects(target?.namespaceSelector, {
             "kubernetes.io/metadata.name": ns.metadata.name,

@@ -223,7 +223,8 @@ function crdApis(objects: readonly KubeObject[]): string[] {
     });
 }
 
-interface Webhook {
+/** A webhook of a MutatingWebhookConfiguration, as far as admission reads it. */
+export interface Webhook {
   readonly name: string;
   readonly namespaceSelector?: LabelSelector;
   readonly objectSelector?: LabelSelector;
@@ -233,15 +234,24 @@ interface Webhook {
   }[];
 }
 
-/** The mutating webhooks in the set that are a mesh's injector, with that mesh's admission model. */
-function injectors(objects: readonly KubeObject[]): { webhook: Webhook; admission: MeshAdmission }[] {
+/** Every webhook of the set's MutatingWebhookConfigurations. */
+export function mutatingWebhooks(objects: readonly KubeObject[]): Webhook[] {
   return objects
     .filter((o) => o.kind === "MutatingWebhookConfiguration")
-    .flatMap((o) => ((o.webhooks ?? []) as Webhook[]).map((w) => w))
-    .flatMap((webhook) => {
-      const admission = meshAdmissions.find((a) => a.isInjectionWebhook(webhook.name));
-      return admission ? [{ webhook, admission }] : [];
-    });
+    .flatMap((o) => (o.webhooks ?? []) as Webhook[]);
+}
+
+/** The set's Namespaces, by name. */
+export function namespaceMap(objects: readonly KubeObject[]): Map<string, KubeObject> {
+  return new Map(objects.filter((o) => o.kind === "Namespace").map((o) => [o.metadata.name, o]));
+}
+
+/** The mutating webhooks in the set that are a mesh's injector, with that mesh's admission model. */
+function injectors(objects: readonly KubeObject[]): { webhook: Webhook; admission: MeshAdmission }[] {
+  return mutatingWebhooks(objects).flatMap((webhook) => {
+    const admission = meshAdmissions.find((a) => a.isInjectionWebhook(webhook.name));
+    return admission ? [{ webhook, admission }] : [];
+  });
 }
 
 /** A pod and its namespace's metadata, as admission sees them. */
@@ -260,7 +270,7 @@ export function admittedPod(pod: PodTemplate, namespaces: ReadonlyMap<string, Ku
 
 /** Every pod template in the set, with the proxy an installed injector adds where it selects the pod. */
 function admit(objects: readonly KubeObject[], releases: readonly TemplatedRelease[]): PodTemplate[] {
-  const namespaces = new Map(objects.filter((o) => o.kind === "Namespace").map((o) => [o.metadata.name, o]));
+  const namespaces = namespaceMap(objects);
   const hooks = injectors(objects);
   const installed = new Set(releases.filter((r) => !r.error).map((r) => r.chart));
   return objects.flatMap((o) => {

@@ -329,11 +329,37 @@ function portFilter(
 
 /** The operator's `podTargetLabels`: each pod label copied where set. */
 const podTargetLabels = (labels: readonly string[] | undefined): Relabel[] =>
-  (labels ?? []).map((l) => ({
-    sourceLabels: [`__meta_kubernetes_pod_label_${sanitize(l)}`],
-    targetLabel: sanitize(l),
-    regex: "(.+)",
-  }));
+  (labels ?? []).map((l) => copyIfSet(`__meta_kubernetes_pod_label_${sanitize(l)}`, sanitize(l)));
+
+/** The operator's copy of a meta label onto a target label, where the meta label is set. */
+const copyIfSet = (source: string, target: string): Relabel => ({
+  sourceLabels: [source],
+  targetLabel: target,
+  regex: "(.+)",
+});
+
+/** A Prometheus Operator target, from the labels its relabelling kept. */
+function operatorTarget(
+  m: KubeObject,
+  endpoint: number,
+  honorLabels: boolean | undefined,
+  labels: Record<string, string>,
+  pod?: PodTemplate,
+  container?: Container,
+): Target {
+  return {
+    monitor: nameOf(m),
+    monitorObject: m,
+    endpoint,
+    labels: finalLabels(labels),
+    path: labels.__metrics_path__ ?? "/metrics",
+    podLabels: pod?.labels ?? {},
+    honorLabels: honorLabels === true,
+    pod,
+    container,
+    port: pod ? portOf(labels.__address__) : undefined,
+  };
+}
 
 /** The operator's `endpoint` label: the port's name, else the targetPort. */
 const endpointLabel = (ep: { port?: string; targetPort?: string | number }): Relabel[] => {
@@ -440,15 +466,7 @@ function podMonitorTargets(pods: readonly PodTemplate[], m: KubeObject): Target[
       { sourceLabels: ["__meta_kubernetes_pod_name"], targetLabel: "pod" },
       ...podTargetLabels(spec.podTargetLabels),
       { targetLabel: "job", replacement: `${m.metadata.namespace}/${m.metadata.name}` },
-      ...(spec.jobLabel
-        ? [
-            {
-              sourceLabels: [`__meta_kubernetes_pod_label_${sanitize(spec.jobLabel)}`],
-              targetLabel: "job",
-              regex: "(.+)",
-            },
-          ]
-        : []),
+      ...(spec.jobLabel ? [copyIfSet(`__meta_kubernetes_pod_label_${sanitize(spec.jobLabel)}`, "job")] : []),
       ...endpointLabel(ep),
       ...(ep.relabelings ?? []),
     ];
@@ -457,18 +475,7 @@ function podMonitorTargets(pods: readonly PodTemplate[], m: KubeObject): Target[
         const meta = { ...podMeta(pod, at), __metrics_path__: ep.path ?? "/metrics" };
         const labels = relabel(meta, generated);
         if (!labels) continue;
-        out.push({
-          monitor: nameOf(m),
-          monitorObject: m,
-          endpoint,
-          labels: finalLabels(labels),
-          path: labels.__metrics_path__ ?? "/metrics",
-          podLabels: pod.labels,
-          honorLabels: ep.honorLabels === true,
-          pod,
-          container: at.container,
-          port: portOf(labels.__address__),
-        });
+        out.push(operatorTarget(m, endpoint, ep.honorLabels, labels, pod, at.container));
       }
     }
   });
@@ -673,21 +680,13 @@ function serviceMonitorTargets(set: ObjectSet, pods: readonly PodTemplate[], m: 
         { sourceLabels: ["__meta_kubernetes_service_name"], targetLabel: "service" },
         { sourceLabels: ["__meta_kubernetes_pod_name"], targetLabel: "pod" },
         { sourceLabels: ["__meta_kubernetes_pod_container_name"], targetLabel: "container" },
-        ...(spec.targetLabels ?? []).map((l) => ({
-          sourceLabels: [`__meta_kubernetes_service_label_${sanitize(l)}`],
-          targetLabel: sanitize(l),
-          regex: "(.+)",
-        })),
+        ...(spec.targetLabels ?? []).map((l) =>
+          copyIfSet(`__meta_kubernetes_service_label_${sanitize(l)}`, sanitize(l)),
+        ),
         ...podTargetLabels(spec.podTargetLabels),
         { sourceLabels: ["__meta_kubernetes_service_name"], targetLabel: "job" },
         ...(spec.jobLabel
-          ? [
-              {
-                sourceLabels: [`__meta_kubernetes_service_label_${sanitize(spec.jobLabel)}`],
-                targetLabel: "job",
-                regex: "(.+)",
-              },
-            ]
+          ? [copyIfSet(`__meta_kubernetes_service_label_${sanitize(spec.jobLabel)}`, "job")]
           : []),
         ...endpointLabel(ep),
         ...(ep.relabelings ?? []),
@@ -695,18 +694,7 @@ function serviceMonitorTargets(set: ObjectSet, pods: readonly PodTemplate[], m: 
       for (const c of candidates) {
         const labels = relabel({ ...c.meta, __metrics_path__: ep.path ?? "/metrics" }, generated);
         if (!labels) continue;
-        out.push({
-          monitor: nameOf(m),
-          monitorObject: m,
-          endpoint,
-          labels: finalLabels(labels),
-          path: labels.__metrics_path__ ?? "/metrics",
-          podLabels: c.pod?.labels ?? {},
-          honorLabels: ep.honorLabels === true,
-          pod: c.pod,
-          container: c.container,
-          port: c.pod ? portOf(labels.__address__) : undefined,
-        });
+        out.push(operatorTarget(m, endpoint, ep.honorLabels, labels, c.pod, c.container));
       }
     });
   }

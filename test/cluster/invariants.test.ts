@@ -80,6 +80,44 @@ function release(
   return { name, chart, namespace: ns, version: "1.0.0", values, objects };
 }
 
+// linkerd-control-plane templates/proxy-injector-rbac.yaml at edge-26.8.3: the injector's webhook, called
+// outside namespaces that disable it, its CA injected by cert-manager.
+const linkerdInjector = object(
+  "admissionregistration.k8s.io/v1",
+  "MutatingWebhookConfiguration",
+  "linkerd-proxy-injector-webhook-config",
+  undefined,
+  {
+    metadata: { annotations: { "cert-manager.io/inject-ca-from": "linkerd/linkerd-proxy-injector" } },
+    webhooks: [
+      {
+        name: "linkerd-proxy-injector.linkerd.io",
+        namespaceSelector: {
+          matchExpressions: [
+            { key: "config.linkerd.io/admission-webhooks", operator: "NotIn", values: ["disabled"] },
+          ],
+        },
+      },
+    ],
+  },
+);
+
+// istiod chart templates/mutatingwebhook.yaml at 1.30.3: the unrevisioned injector selects istio-injection=enabled.
+const istioInjector = object(
+  "admissionregistration.k8s.io/v1",
+  "MutatingWebhookConfiguration",
+  "istio-sidecar-injector",
+  undefined,
+  {
+    webhooks: [
+      {
+        name: "namespace.sidecar-injector.istio.io",
+        namespaceSelector: { matchLabels: { "istio-injection": "enabled" } },
+      },
+    ],
+  },
+);
+
 function check(
   platform: KubeObject[],
   releases: TemplatedRelease[] = [],
@@ -171,27 +209,7 @@ describe("proxies-injected", () => {
   });
 
   test("Linkerd: a namespace annotated for injection, and the webhook that skips disabled namespaces", () => {
-    // linkerd-control-plane templates/proxy-injector-rbac.yaml at edge-26.8.3.
-    const webhook = object(
-      "admissionregistration.k8s.io/v1",
-      "MutatingWebhookConfiguration",
-      "linkerd-proxy-injector-webhook-config",
-      undefined,
-      {
-        metadata: { annotations: { "cert-manager.io/inject-ca-from": "linkerd/linkerd-proxy-injector" } },
-        webhooks: [
-          {
-            name: "linkerd-proxy-injector.linkerd.io",
-            namespaceSelector: {
-              matchExpressions: [
-                { key: "config.linkerd.io/admission-webhooks", operator: "NotIn", values: ["disabled"] },
-              ],
-            },
-          },
-        ],
-      },
-    );
-    const cp = release("linkerd-control-plane", "linkerd-control-plane", "linkerd", [webhook]);
+    const cp = release("linkerd-control-plane", "linkerd-control-plane", "linkerd", [linkerdInjector]);
     const meshed = namespace("shop", {}, { "linkerd.io/inject": "enabled" });
     expect(of(check([meshed, deployment("shop", "shop")], [cp]), "proxies-injected")).toEqual([]);
     const excluded = namespace(
@@ -221,21 +239,7 @@ describe("monitors-select", () => {
   });
 
   test("Managed Prometheus reaches a numeric port the proxy serves undeclared; the Prometheus Operator does not", () => {
-    const webhook = object(
-      "admissionregistration.k8s.io/v1",
-      "MutatingWebhookConfiguration",
-      "istio-sidecar-injector",
-      undefined,
-      {
-        webhooks: [
-          {
-            name: "namespace.sidecar-injector.istio.io",
-            namespaceSelector: { matchLabels: { "istio-injection": "enabled" } },
-          },
-        ],
-      },
-    );
-    const istiod = release("istiod", "istiod", "istio-system", [webhook], {
+    const istiod = release("istiod", "istiod", "istio-system", [istioInjector], {
       env: { ENABLE_NATIVE_SIDECARS: "true" },
     });
     const ns = namespace("shop", { "istio-injection": "enabled" });
@@ -309,26 +313,7 @@ describe("monitors-select", () => {
 });
 
 describe("monitors-select: what the relabelings keep", () => {
-  // linkerd-control-plane templates/proxy-injector-rbac.yaml at edge-26.8.3: the injector's webhook.
-  const injector = object(
-    "admissionregistration.k8s.io/v1",
-    "MutatingWebhookConfiguration",
-    "linkerd-proxy-injector-webhook-config",
-    undefined,
-    {
-      webhooks: [
-        {
-          name: "linkerd-proxy-injector.linkerd.io",
-          namespaceSelector: {
-            matchExpressions: [
-              { key: "config.linkerd.io/admission-webhooks", operator: "NotIn", values: ["disabled"] },
-            ],
-          },
-        },
-      ],
-    },
-  );
-  const cp = release("linkerd-control-plane", "linkerd-control-plane", "linkerd", [injector]);
+  const cp = release("linkerd-control-plane", "linkerd-control-plane", "linkerd", [linkerdInjector]);
   const meshed = namespace("shop", {}, { "linkerd.io/inject": "enabled" });
   const app = deployment("shop", "shop", {
     containers: [{ name: "shop", ports: [{ name: "http", containerPort: 8080 }], resources: sized }],
@@ -710,22 +695,7 @@ describe("objects-unique", () => {
 });
 
 describe("scrapes-pass-the-mesh", () => {
-  // istiod chart templates/mutatingwebhook.yaml: the unrevisioned injector selects istio-injection=enabled.
-  const webhook = object(
-    "admissionregistration.k8s.io/v1",
-    "MutatingWebhookConfiguration",
-    "istio-sidecar-injector",
-    undefined,
-    {
-      webhooks: [
-        {
-          name: "namespace.sidecar-injector.istio.io",
-          namespaceSelector: { matchLabels: { "istio-injection": "enabled" } },
-        },
-      ],
-    },
-  );
-  const istiod = release("istiod", "istiod", "istio-system", [webhook]);
+  const istiod = release("istiod", "istiod", "istio-system", [istioInjector]);
   const strict = object("security.istio.io/v1", "PeerAuthentication", "default", "istio-system", {
     spec: { mtls: { mode: "STRICT" } },
   });
@@ -864,15 +834,7 @@ describe("scrapes-pass-the-mesh", () => {
   });
 
   describe("Linkerd's inbound policy", () => {
-    // linkerd-control-plane templates/proxy-injector-rbac.yaml: the injector's webhook; templates/
-    // destination.yaml: the policy controller's flags.
-    const injector = object(
-      "admissionregistration.k8s.io/v1",
-      "MutatingWebhookConfiguration",
-      "linkerd-proxy-injector-webhook-config",
-      undefined,
-      { webhooks: [{ name: "linkerd-proxy-injector.linkerd.io" }] },
-    );
+    // linkerd-control-plane templates/destination.yaml: the policy controller's flags.
     const destination = deployment("linkerd-destination", "linkerd", {
       containers: [{ name: "policy", ports: [{ name: "admin-http", containerPort: 9990 }] }],
     });
@@ -887,7 +849,10 @@ describe("scrapes-pass-the-mesh", () => {
         ],
       },
     };
-    const cp = release("linkerd-control-plane", "linkerd-control-plane", "linkerd", [injector, destination]);
+    const cp = release("linkerd-control-plane", "linkerd-control-plane", "linkerd", [
+      linkerdInjector,
+      destination,
+    ]);
     const deny = namespace(
       "shop",
       {},
@@ -996,18 +961,7 @@ describe("scrapes-pass-the-mesh", () => {
 });
 
 describe("acme-solvers-outside-the-mesh", () => {
-  // linkerd-control-plane templates/proxy-injector-rbac.yaml at edge-26.8.3.
-  const webhook = object(
-    "admissionregistration.k8s.io/v1",
-    "MutatingWebhookConfiguration",
-    "linkerd-proxy-injector-webhook-config",
-    undefined,
-    {
-      metadata: { annotations: { "cert-manager.io/inject-ca-from": "linkerd/linkerd-proxy-injector" } },
-      webhooks: [{ name: "linkerd-proxy-injector.linkerd.io" }],
-    },
-  );
-  const cp = release("linkerd-control-plane", "linkerd-control-plane", "linkerd", [webhook]);
+  const cp = release("linkerd-control-plane", "linkerd-control-plane", "linkerd", [linkerdInjector]);
   const issuer = (podTemplate?: Record<string, unknown>) =>
     object("cert-manager.io/v1", "ClusterIssuer", "letsencrypt", undefined, {
       spec: {
