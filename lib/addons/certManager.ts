@@ -64,7 +64,7 @@ const standaloneSizing: CertManagerSizing = {
   trustManager: single(sizingProfile.trustManager),
 };
 
-/** The chart's pod labels (templates/*-deployment.yaml at v1.21.1): what its PDBs and our spread select. */
+/** The chart's pod labels (templates/*-deployment.yaml at v1.21.2): what its PDBs and our spread select. */
 const certManagerPod = (component: string, name: string) => ({
   "app.kubernetes.io/name": name,
   "app.kubernetes.io/instance": "cert-manager",
@@ -81,7 +81,7 @@ export function certManagerValues(
       // Not in the edit and admin roles: with them, anyone who may edit a namespace could ask the mesh's
       // ClusterIssuers (Linkerd's identity issuer, Istio's root) for a CA certificate, which cert-manager's
       // default approver signs, and so impersonate any workload (templates/rbac.yaml aggregate-to-edit at
-      // v1.21.1). The platform's own Certificates are written with its deployer's rights.
+      // v1.21.2). The platform's own Certificates are written with its deployer's rights.
       global: {
         rbac: { aggregateClusterRoles: false },
         // GKE Autopilot denies Leases in kube-system, the chart's default (cert-manager/cert-manager#6716).

@@ -80,7 +80,7 @@ export function scrapesPassTheMesh(set: ObjectSet): CrossingFinding[] {
   return [...new Map(findings.map((f) => [`${f.object}\n${f.message}`, f])).values()];
 }
 
-/** cert-manager's HTTP-01 solver pod's own metadata (pkg/issuer/acme/http/pod.go at v1.21.1). */
+/** cert-manager's HTTP-01 solver pod's own metadata (pkg/issuer/acme/http/pod.go at v1.21.2). */
 const solverLabels = { "acme.cert-manager.io/http01-solver": "true" };
 const solverAnnotations = { "sidecar.istio.io/inject": "false" };
 

@@ -142,38 +142,6 @@ export function parseManifests(text: string): KubeObject[] {
   return out;
 }
 
-/**
- * The folder of a pinned chart inside a chart folder, in any of the layouts users get from `helm pull
- * --untar`: `<chart>-<version>/` (as `../shared/reference/charts` holds them), `<chart>-<version>/<chart>/`
- * (`--untardir <chart>-<version>`, what `pullCommands` writes), or `<chart>/` whose Chart.yaml has the
- * version. Undefined when none is there.
- */
-export function chartDirOf(chartsDir: string, chart: string, version: string): string | undefined {
-  const candidates = [
-    path.join(chartsDir, `${chart}-${version}`),
-    path.join(chartsDir, `${chart}-${version}`, chart),
-    path.join(chartsDir, chart),
-  ];
-  return candidates.find((dir) => {
-    const file = path.join(dir, "Chart.yaml");
-    if (!fs.existsSync(file)) return false;
-    const meta = YAML.parse(fs.readFileSync(file, "utf8")) as { name?: string; version?: string };
-    return meta.name === chart && String(meta.version).replace(/^v/, "") === version.replace(/^v/, "");
-  });
-}
-
-/** A chart to fetch: where from, and at which version. */
-export interface ChartToPull {
-  readonly repo: string;
-  readonly chart: string;
-  readonly version: string;
-}
-
-/** The `helm pull` command that puts a pinned chart where `chartDirOf` finds it. */
-export function pullCommand(chartsDir: string, pin: ChartToPull): string {
-  return `helm pull ${pin.chart} --repo ${pin.repo} --version ${pin.version} --untar --untardir ${path.join(chartsDir, `${pin.chart}-${pin.version}`)}`;
-}
-
 /** The helm binary to use: HELM, else `helm` on PATH, else the one .ci/run builds. */
 export function findHelm(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const candidates = [

@@ -1,7 +1,8 @@
 import type { Tier } from "../config";
 import { meshAdmissions, type AdmittedPod, type MeshAdmission } from "../meshes";
 import { gkeApis, gkeGatewayApis, gkeManagedPrometheusApis } from "../versions";
-import { chartDirOf, pullCommand, type HelmTemplater } from "./helm";
+import { chartDirOf, pullCommand } from "../deploy/chartSource";
+import type { HelmTemplater } from "./helm";
 import {
   podTemplateOf,
   selects,
@@ -79,7 +80,7 @@ export class MissingChartsError extends Error {
       [
         `${chartsDir} lacks ${unique.map((r) => `${r.chart} ${r.version}`).join(", ")}; fetch them with:`,
         ...unique.map(
-          (r) => `  ${pullCommand(chartsDir, { repo: r.repo, chart: r.chart, version: r.version })}`,
+          (r) => `  ${pullCommand(chartsDir, { repo: r.repo, name: r.chart, version: r.version })}`,
         ),
       ].join("\n"),
     );

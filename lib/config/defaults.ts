@@ -112,7 +112,7 @@ export interface PlatformConfig {
   readonly network: Filled<Section<"network">>;
   readonly cluster: Filled<
     Omit<Cluster, "secretsEncryption" | "nodePools" | "autopilot" | "backups" | "maintenance">,
-    "existing"
+    "existing" | "kubernetesVersion"
   > & {
     /** The weekly maintenance window; null for "any time". */
     readonly maintenance: Maintenance | null;
@@ -137,6 +137,8 @@ export interface PlatformConfig {
   readonly monitoring: Filled<Section<"monitoring">, "prometheusUrl">;
   /** CRD owners the user declared; lib/crds derives the rest. */
   readonly crds: Section<"crds">;
+  /** Where the charts come from: absent mirror and folder means each chart's upstream repository. */
+  readonly chartSource: Filled<Section<"chartSource">, "mirror" | "folder">;
   readonly apps: readonly App[];
   /** Replicas, requests and limits of every workload the platform installs. */
   readonly sizing: Sizing;
@@ -298,6 +300,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       location,
       regional: isRegion(location),
       releaseChannel: c.releaseChannel ?? d.releaseChannel,
+      kubernetesVersion: c.kubernetesVersion,
       // GKE owns the Gateway API CRDs on its standard channel; no chart installs them.
       gatewayApi: c.gatewayApi ?? "standard",
       // No node has a public IP; egress goes through Cloud NAT.
@@ -428,6 +431,11 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       meshDashboards: input.monitoring?.meshDashboards ?? false,
     },
     crds: { ...input.crds },
+    chartSource: {
+      mirror: input.chartSource?.mirror?.replace(/\/+$/, ""),
+      folder: input.chartSource?.folder,
+      digests: input.chartSource?.digests ?? {},
+    },
     sizing: resolveSizing(input.sizing, highAvailability, meshHighAvailability, meshDefaults[meshKind].proxy),
     overrides: {
       charts: Object.fromEntries(

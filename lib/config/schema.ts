@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { istioVersions } from "../versions";
+import { istioVersions, supportedMinors } from "../versions";
 import { gcpLocationProblem, gcpRegionProblem, machineTypeProblem } from "./gcpValues";
 import { checkedString, hostNameProblem, imageReferenceProblem, valueCheck } from "./valueChecks";
 import { istioProxySizing, sizingProfile, sizingSchema, type ResourceSizing } from "./sizing";
@@ -84,6 +84,40 @@ const istioRevisionName = z
     /^[a-z0-9]([-a-z0-9]{0,54}[a-z0-9])?$/,
     "lowercase letters, digits and '-', such as 1-30-3 or stable, at most 56 characters; default is the istiod without a revision",
   );
+/** A chart's sha256 digest, as a Helm repository index or an OCI registry gives it. */
+export const chartDigest = z
+  .string()
+  .regex(/^sha256:[0-9a-f]{64}$/, "sha256: and 64 lowercase hex digits, such as sha256:0f1e...");
+
+/**
+ * An istiod revision: its name and Istio version. A version this package pins (`istioVersions`) comes from
+ * the chart source; a newer one, for a canary before the package pins it, names where its charts come
+ * from and their digests (docs/istio.md, "Canary upgrades").
+ */
+export const istioRevisionSchema = z.strictObject({
+  name: istioRevisionName,
+  /** The Istio version, such as 1.30.7: a pinned one, or a newer release with `charts`. */
+  version: z.string().regex(/^1\.[0-9]{1,3}\.[0-9]{1,3}$/, `an Istio release such as ${istioVersions[0]}`),
+  /** Where a version this package does not pin comes from; not for a pinned version. */
+  charts: z
+    .strictObject({
+      /**
+       * The repository of that Istio release's charts. @default Istio's OCI registry
+       * (oci://ghcr.io/istio/release/charts), against which Helm checks the digests
+       */
+      repo: z
+        .string()
+        .regex(
+          /^(oci|https):\/\/[^\s]+$/,
+          "an oci:// registry path or https:// Helm repository, such as oci://ghcr.io/istio/release/charts",
+        )
+        .optional(),
+      /** The sha256 digests of that release's `base` and `istiod` charts, which the canary installs. */
+      digests: z.strictObject({ base: chartDigest, istiod: chartDigest }),
+    })
+    .optional(),
+});
+
 // GCP label keys and values (cloud.google.com/resource-manager/docs/labels-overview#requirements).
 const labels = z.record(
   z
@@ -195,6 +229,13 @@ export const clusterSchema = z.strictObject({
   location: checkedString(gcpLocationProblem).optional(),
   /** GKE release channel. @default REGULAR, STABLE in prod */
   releaseChannel: z.enum(releaseChannels).optional(),
+  /**
+   * The Kubernetes minor the cluster runs at least: GKE's minimum control-plane version for a cluster the
+   * platform creates (GKE upgrades further within the channel); for an existing cluster, the minor it
+   * runs. It decides the Gateway API version GKE serves. @default the release channel's auto-upgrade
+   * target (lib/versions/kubernetes.ts releaseChannelMinors)
+   */
+  kubernetesVersion: z.enum(supportedMinors).optional(),
   /** GKE's Gateway API channel. @default standard */
   gatewayApi: z.enum(gatewayApiChannels).optional(),
   /** Nodes without public IPs. @default true */
@@ -387,11 +428,7 @@ export const meshSchema = z.strictObject({
        * istio-injection=enabled), which a move to revisions keeps until every namespace has moved
        * (docs/istio.md). Without this, that one istiod at the pinned version.
        */
-      revisions: z
-        .array(z.strictObject({ name: istioRevisionName, version: z.enum(istioVersions) }))
-        .min(1)
-        .max(2)
-        .optional(),
+      revisions: z.array(istioRevisionSchema).min(1).max(2).optional(),
       /** The revision app namespaces are injected by (istio.io/rev; istio-injection for `default`). @default the first revision */
       defaultRevision: istioRevisionName.optional(),
       /** Mesh-wide mTLS. @default STRICT in staging and prod, PERMISSIVE in dev */
@@ -684,6 +721,37 @@ export const overridesSchema = z.strictObject({
     .optional(),
 });
 
+/**
+ * Where every Helm release's chart comes from: each chart's upstream repository, a mirror, or a local
+ * folder (docs/upgrades.md, "Where charts come from").
+ */
+export const chartSourceSchema = z.strictObject({
+  /**
+   * A mirror holding every chart at its pinned version: an OCI registry (`oci://host/path`, each chart at
+   * `<mirror>/<chart>:<version>`, such as Artifact Registry) or an HTTPS Helm repository. @default none:
+   * each chart's upstream repository
+   */
+  mirror: z
+    .string()
+    .regex(
+      /^(oci|https):\/\/[^\s/]+(\/[^\s]*)?$/,
+      "an oci:// registry path or an https:// Helm repository, such as oci://europe-docker.pkg.dev/acme/charts",
+    )
+    .optional(),
+  /**
+   * A folder of the pinned charts, relative to the program's folder, as `helm pull` writes them: each
+   * `<chart>-<version>.tgz`, or unpacked (`helm pull --untar --untardir <folder>/<chart>-<version>`).
+   * @default none
+   */
+  folder: z.string().min(1).optional(),
+  /**
+   * The sha256 digest each pinned chart must have, by chart name (`istiod`, `cert-manager`): Helm checks
+   * it against an OCI mirror, the platform against a folder's `.tgz`. An HTTPS repository cannot be
+   * checked. @default none
+   */
+  digests: z.record(z.string(), chartDigest).optional(),
+});
+
 /** Everything one environment sets. Top-level keys are Pulumi config keys (`platform:<key>`). */
 export const environmentInputSchema = z.strictObject({
   /** Which tier's defaults apply. */
@@ -696,6 +764,7 @@ export const environmentInputSchema = z.strictObject({
   ingress: ingressSchema.optional(),
   monitoring: monitoringSchema.optional(),
   crds: crdsSchema.optional(),
+  chartSource: chartSourceSchema.optional(),
   apps: z.array(appSchema).optional(),
   /** Replicas, requests and limits of what the platform installs (docs/configuration.md, "Sizing"). */
   sizing: sizingSchema.optional(),

@@ -11,6 +11,13 @@ import {
 } from "../crds";
 import type { ChartName as PinnedChart } from "../versions";
 import { ConfigError, nearest, type ConfigProblem } from "../config";
+import {
+  chartLocation,
+  upstreamCharts,
+  type ChartFrom,
+  type ChartLocation,
+  type ChartSource,
+} from "./chartSource";
 import { charts, isPlainRecord, siblingKeys, unknownValuePaths, type ChartName } from "../versions";
 
 /** Plain JSON values for a chart. */
@@ -23,11 +30,13 @@ export interface ChartOverride {
   readonly overrideCrdFlags: boolean;
 }
 
-/** What every release needs besides its own values: the CRD owners and the user's overrides. */
+/** What every release needs besides its own values: the CRD owners, the user's overrides, where charts come from. */
 export interface ChartContext {
   readonly owners: CrdOwners;
   /** By release name. */
   readonly overrides: Readonly<Record<string, ChartOverride>>;
+  /** Where the charts come from (`platform:chartSource`). @default each chart's upstream repository */
+  readonly source?: ChartSource;
 }
 
 /**
@@ -73,8 +82,14 @@ export interface PinnedReleaseArgs {
   readonly provider: k8s.Provider;
   readonly parent: pulumi.Resource;
   readonly dependsOn?: readonly pulumi.Resource[];
-  /** Another version of the chart than its pin, from a list the pins allow (istioVersions). */
+  /** Another version of the chart than its pin (an Istio canary revision). @default the pin */
   readonly version?: string;
+  /**
+   * That version's upstream repository and digest, where they are not the pin's (an Istio revision at a
+   * version this package does not pin yet). A mirror or folder in the chart source still applies.
+   * @default the pin's repository and the chart source's digest
+   */
+  readonly from?: ChartFrom;
 }
 
 /**
@@ -95,14 +110,15 @@ export function pinnedRelease(args: PinnedReleaseArgs): k8s.helm.v3.Release {
     args.charts.overrides[args.name],
   );
   const claims = crdClaims(args.chart, values);
+  const location = releaseChart(args);
   return new k8s.helm.v3.Release(
     args.name,
     {
       name: args.name,
       namespace: args.namespace,
-      chart: pin.chart,
-      version: args.version ?? pin.version,
-      repositoryOpts: { repo: pin.repo },
+      chart: location.chart,
+      version: location.version,
+      ...(location.repo ? { repositoryOpts: { repo: location.repo } } : {}),
       values,
       // Namespaces are the platform's own objects, with Pod Security and mesh labels.
       createNamespace: false,
@@ -125,6 +141,27 @@ export function pinnedRelease(args: PinnedReleaseArgs): k8s.helm.v3.Release {
       retainOnDelete: claims.length > 0,
     },
   );
+}
+
+/**
+ * Where Helm finds a release's chart: the chart source's, or a revision's own repository and digest.
+ * A chart it cannot find is a config error; the plan reports the same before anything is registered.
+ */
+function releaseChart(args: PinnedReleaseArgs): ChartLocation {
+  const pin = charts[args.chart];
+  const source = args.charts.source ?? upstreamCharts;
+  const { location, problems } = chartLocation(
+    {
+      name: pin.chart,
+      version: args.version ?? pin.version,
+      repo: args.from?.repo ?? pin.repo,
+      digest: args.from ? args.from.digest : source.digests[pin.chart],
+      digestPath: args.from?.configPath,
+    },
+    source,
+  );
+  if (!location) throw new ConfigError(problems);
+  return location;
 }
 
 /**

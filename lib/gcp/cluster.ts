@@ -274,6 +274,8 @@ function commonClusterArgs(config: GkeClusterConfig, deps: ClusterDependencies):
       servicesSecondaryRangeName: servicesRangeName,
     },
     releaseChannel: { channel: c.releaseChannel },
+    // Only where the config names a minor: otherwise the channel decides (GKE rejects a minimum outside it).
+    ...(c.kubernetesVersion ? { minMasterVersion: c.kubernetesVersion } : {}),
     // GKE installs and upgrades the standard-channel Gateway API CRDs; no chart may install them.
     gatewayApiConfig: { channel: c.gatewayApi === "standard" ? "CHANNEL_STANDARD" : "CHANNEL_DISABLED" },
     privateClusterConfig: c.privateNodes

@@ -84,7 +84,7 @@ export function certManagerAlertRules(props: { readonly trustManager: boolean })
   const window = `(${expiry} - ${renewal})`;
   const cert = "{{ $labels.exported_namespace }}/{{ $labels.name }}";
   // A Certificate never issued reports both timestamps as 0 (internal/collectors/certificate_collector.go
-  // at v1.21.1), which would read as long overdue: CertificateNotReady covers it instead.
+  // at v1.21.2), which would read as long overdue: CertificateNotReady covers it instead.
   const issued = `and ${expiry} > 0`;
   return [
     {
@@ -157,7 +157,7 @@ export interface CertManagerMonitorsProps extends AlertingTarget {
 const scraped: readonly { name: string; selector: LabelSelector; port: string; trustManager?: true }[] = [
   {
     name: "cert-manager",
-    // The controller Deployment's pod labels and metrics port (deploy/charts/cert-manager/templates/deployment.yaml at v1.21.1).
+    // The controller Deployment's pod labels and metrics port (deploy/charts/cert-manager/templates/deployment.yaml at v1.21.2).
     selector: {
       matchLabels: { "app.kubernetes.io/name": "cert-manager", "app.kubernetes.io/component": "controller" },
     },

@@ -4,7 +4,7 @@ import { linkerdFacts } from "../versions";
 
 /**
  * Typed builders for the custom resources the platform emits that have no published cdk8s classes.
- * Field names follow the upstream CRDs at the pinned versions (cert-manager v1.21.1, trust-manager
+ * Field names follow the upstream CRDs at the pinned versions (cert-manager v1.21.2, trust-manager
  * v0.24.0, Prometheus Operator v0.93.0, Managed Service for Prometheus v0.17.2, linkerd-crds
  * edge-26.8.3); the tests check
  * emitted objects against those CRDs where the reference copies are available.

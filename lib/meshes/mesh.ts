@@ -1,6 +1,7 @@
 import type { Construct } from "constructs";
 import type { ConfigProblem, EnvironmentInput, PlatformConfig } from "../config";
 import type { CrdFamily } from "../crds";
+import type { ChartFrom } from "../deploy";
 import type { AccessGrant, IngressBackend, PodSecurityLevel } from "../manifests";
 import type { ChartName } from "../versions";
 
@@ -30,6 +31,8 @@ export interface MeshRelease {
   readonly chart: ChartName;
   /** Another version than the chart's pin (an Istio canary revision). @default the pin */
   readonly version?: string;
+  /** That version's repository and digest, where this package does not pin it. @default the pin's */
+  readonly from?: ChartFrom;
   /**
    * Chart values the mesh's behaviour in the platform rests on, at the chart's own default: an override
    * that changes one is refused, naming what would break.
@@ -168,6 +171,13 @@ export interface Mesh {
   readonly releases: readonly MeshRelease[];
   /** CRD families the mesh's charts own. */
   readonly crdOwners: readonly MeshCrdOwner[];
+  /** The Gateway API CRD versions the mesh works with, and what goes wrong outside them. */
+  readonly gatewayApi?: {
+    readonly minimum: string;
+    readonly maximum?: string;
+    readonly without: string;
+    readonly source: string;
+  };
   /** Workload identity is issued by cert-manager. */
   readonly needsCertManager: boolean;
   /** trust-manager distributes the trust anchor. */

@@ -20,7 +20,7 @@ export function chartContext(
     >
   >,
 ): { context: ChartContext; problems: ConfigProblem[] } {
-  const context: ChartContext = { owners, overrides: config.overrides.charts };
+  const context: ChartContext = { owners, overrides: config.overrides.charts, source: config.chartSource };
   const problems: ConfigProblem[] = [];
   for (const [release, override] of Object.entries(config.overrides.charts)) {
     const at = `platform:overrides.charts.${release}`;

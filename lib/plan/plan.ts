@@ -17,7 +17,7 @@ import {
   type SizingComponent,
 } from "../config";
 import { crdOwnership, needsCertManager, type CrdOwners } from "../crds";
-import type { ChartContext, MonitoringRef } from "../deploy";
+import type { ChartContext, ChartFrom, MonitoringRef } from "../deploy";
 import {
   gatewayAccessLabel,
   type AccessGrant,
@@ -41,6 +41,8 @@ import {
   type ChartName,
 } from "../versions";
 import { meshTrafficRules } from "./meshTrafficRules";
+import { chartSourceProblems } from "./chartSources";
+import { gatewayApiWarnings } from "./gatewayApiVersions";
 import { chartContext } from "./overrides";
 
 /** One Helm release the environment installs. */
@@ -48,6 +50,8 @@ export interface PlannedRelease {
   readonly chart: ChartName;
   /** Another version than the chart's pin (an Istio canary revision). @default the pin */
   readonly version?: string;
+  /** That version's repository and digest, where this package does not pin it. @default the pin's */
+  readonly from?: ChartFrom;
   /** Values the platform relies on, which an override may not change (`MeshRelease.reliedOn`). */
   readonly reliedOn?: readonly ReliedOnValue[];
 }
@@ -164,7 +168,11 @@ export function planFor(config: PlatformConfig, input?: EnvironmentInput, source
   problems.push(...ownership.problems);
   const releases = plannedReleases(config, mesh);
   const overrides = chartContext(config, ownership.owners, releases);
-  problems.push(...overrides.problems, ...(input ? sizingWithoutEffect(input, config, releases) : []));
+  problems.push(
+    ...overrides.problems,
+    ...chartSourceProblems(config, releases),
+    ...(input ? sizingWithoutEffect(input, config, releases) : []),
+  );
   if (problems.length > 0) throw new ConfigError(problems, source);
 
   const withCertManager = needsCertManager(config, mesh);
@@ -194,7 +202,11 @@ export function planFor(config: PlatformConfig, input?: EnvironmentInput, source
       config.cluster.mode === "existing" ? undefined : [config.network.podsCidr, config.network.servicesCidr],
     clusterSources: clusterSourcesOf(config),
     proxyOnlySubnet: gateway && regionalGatewayClass(config),
-    warnings: [...configWarnings(config), ...mesh.configWarnings(config)],
+    warnings: [
+      ...configWarnings(config),
+      ...mesh.configWarnings(config),
+      ...gatewayApiWarnings(config, mesh, ownership.owners),
+    ],
   };
 }
 
@@ -294,7 +306,7 @@ function plannedReleases(config: PlatformConfig, mesh: Mesh): Record<string, Pla
   if (needsCertManager(config, mesh)) releases["cert-manager"] = { chart: "certManager" };
   if (mesh.needsTrustManager) releases["trust-manager"] = { chart: "trustManager" };
   for (const r of mesh.releases)
-    releases[r.release] = { chart: r.chart, version: r.version, reliedOn: r.reliedOn };
+    releases[r.release] = { chart: r.chart, version: r.version, from: r.from, reliedOn: r.reliedOn };
   if (config.monitoring.backend === "prometheus")
     releases["kube-prometheus-stack"] = { chart: "kubePrometheusStack" };
   if (config.ingress.kind === "traefik") releases.traefik = { chart: "traefik" };

@@ -82,7 +82,7 @@ function fullname(release: string, chart: string): string {
   return release.includes(chart) ? release : `${release}-${chart}`;
 }
 
-/** cert-manager's defaults for a Certificate without duration or renewBefore (pkg/apis/certmanager/v1/const.go, pkg/util/pki/renewaltime.go at v1.21.1). */
+/** cert-manager's defaults for a Certificate without duration or renewBefore (pkg/apis/certmanager/v1/const.go, pkg/util/pki/renewaltime.go at v1.21.2). */
 export const certManagerDefaults = {
   duration: "2160h0m0s",
   renewBefore: "a third of its lifetime",
@@ -140,7 +140,7 @@ const facts: Partial<Record<ChartName, (r: ReleaseView) => ChartCertificates>> =
         signedBy: "itself (cert-manager-webhook's dynamic serving CA)",
         renewer: "cert-manager-webhook, at two thirds of the CA's life",
         evidence:
-          "cert-manager/cert-manager v1.21.1 pkg/server/tls/authority/authority.go; deploy/charts/cert-manager/templates/webhook-deployment.yaml (--dynamic-serving-ca-secret-name)",
+          "cert-manager/cert-manager v1.21.2 pkg/server/tls/authority/authority.go; deploy/charts/cert-manager/templates/webhook-deployment.yaml (--dynamic-serving-ca-secret-name)",
       },
     ],
     mounted: [],

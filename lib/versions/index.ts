@@ -8,3 +8,5 @@ export * from "./kubernetes";
 export * from "./gcp";
 export * from "./certificates";
 export * from "./metrics";
+export * from "./sources";
+export * from "./advisories";

@@ -3,6 +3,25 @@ import { istioVersions } from "./charts";
 /** Facts about the pinned Istio charts (1.30.3) and istio-csr (v0.17.0) that the platform's objects must match. */
 export const istioFacts = {
   /**
+   * Where Istio's images come from, set explicitly on every Istio chart: the published 1.30 charts
+   * default to registry.istio.io/release, which Istio retires in December 2026 ("By default, Istio 1.30
+   * installations use registry.istio.io/release ... we suggest you migrate to docker.io/istio": istio/istio.io
+   * content/en/blog/2026/retirement-of-gcr.io-follow-up/index.md). Istio publishes every release to Docker Hub.
+   */
+  imageHub: "docker.io/istio",
+  /**
+   * The Gateway API CRD versions istiod 1.30 needs: it ignores a kind whose CRD is older than its minimum
+   * (TLSRoute v1.5.0, BackendTLSPolicy v1.4.0, GRPCRoute v1.1.0: pkg/config/schema/gatewayapi/minimumversions.go
+   * at 1.30.3), and `istioctl analyze` reports IST0176 (pkg/config/analysis/msg/messages.yaml); its go.mod
+   * builds against sigs.k8s.io/gateway-api v1.5.1.
+   */
+  gatewayApi: {
+    minimum: "v1.5.0",
+    without:
+      "istiod ignores TLSRoute (its minimum is v1.5.0) and istioctl analyze reports IST0176; the platform's own routes are HTTPRoutes, which work",
+    source: "istio/istio 1.30.3 pkg/config/schema/gatewayapi/minimumversions.go",
+  },
+  /**
    * istio-csr's Service, where istiod and ztunnel get certificates: the chart's default
    * certificateDNSNames for release cert-manager-istio-csr in namespace cert-manager, port 443
    * (istio-csr make/config/istio/istio-config-default.yaml: global.caAddress).

@@ -4,6 +4,18 @@
  */
 export const linkerdFacts = {
   /**
+   * The Gateway API versions Linkerd 2.20's line is tested with ("2.20: 1.2.1 - 1.5.1", linkerd/website
+   * linkerd.io/content/2-edge/features/gateway-api.md); its policy controller reads HTTPRoutes and
+   * GRPCRoutes of those versions.
+   */
+  gatewayApi: {
+    minimum: "v1.2.1",
+    maximum: "v1.5.1",
+    without:
+      "Linkerd's policy controller is not tested with it: routes and authorization on routes may not apply",
+    source: "linkerd/website linkerd.io/content/2-edge/features/gateway-api.md",
+  },
+  /**
    * Admin (metrics) port names of the control-plane containers. Renamed from `admin-http` in
    * linkerd2 148fd1c16 (#14111, edge-25.6.3, 2.19+): recipes matching `admin-http` scrape nothing.
    */

@@ -11,7 +11,7 @@ export interface ExportedMetric {
 }
 
 const certificateLabels = ["name", "namespace", "issuer_name", "issuer_kind", "issuer_group"];
-const certManagerCollector = "cert-manager/cert-manager v1.21.1 internal/collectors/certificate_collector.go";
+const certManagerCollector = "cert-manager/cert-manager v1.21.2 internal/collectors/certificate_collector.go";
 
 export const exportedMetrics: Readonly<Record<string, ExportedMetric>> = {
   certmanager_certificate_expiration_timestamp_seconds: {
@@ -28,7 +28,7 @@ export const exportedMetrics: Readonly<Record<string, ExportedMetric>> = {
   },
   certmanager_clock_time_seconds_gauge: {
     labels: [],
-    source: "cert-manager/cert-manager v1.21.1 pkg/metrics/metrics.go",
+    source: "cert-manager/cert-manager v1.21.2 pkg/metrics/metrics.go",
   },
   // trust-manager v0.24.0 exports no metric of its own; its Bundle controller is controller-runtime's
   // "bundles" (pkg/bundle/controller.go), on controller-runtime v0.24.1 (go.mod).

@@ -572,7 +572,7 @@ describe("DNS-01 with Workload Identity", () => {
     });
 
     test("every routing object has only fields its upstream CRD defines", () => {
-      const gw = "gateway-api-v1.5.0-standard/gateway.networking.k8s.io_";
+      const gw = "gateway-api-v1.5.1-standard/gateway.networking.k8s.io_";
       const gke = "gke-gateway-api-fc40d60/networking.gke.io_";
       const schemas: Record<string, [string, string, string]> = {
         "gateway.networking.k8s.io/v1/Gateway": [`${gw}gateways.yaml`, "Gateway", "v1"],
@@ -600,12 +600,12 @@ describe("DNS-01 with Workload Identity", () => {
           "v1alpha1",
         ],
         "cert-manager.io/v1/ClusterIssuer": [
-          "crds/cert-manager-v1.21.1.clusterissuers.yaml",
+          "crds/cert-manager-v1.21.2.clusterissuers.yaml",
           "ClusterIssuer",
           "v1",
         ],
         "cert-manager.io/v1/Certificate": [
-          "crds/cert-manager-v1.21.1.certificates.yaml",
+          "crds/cert-manager-v1.21.2.certificates.yaml",
           "Certificate",
           "v1",
         ],

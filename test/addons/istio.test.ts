@@ -24,7 +24,10 @@ describe("Istio, sidecar mode, dev", () => {
 
   test("istiod: GKE platform, its CA off and istio-csr's address, Gateway API on, native sidecars forced", () => {
     expect(values(release(result, "istiod"))).toEqual({
+      // Images, the sidecars' too, from Docker Hub: the published 1.30 charts name registry.istio.io, retired in December 2026.
+      hub: "docker.io/istio",
       global: {
+        hub: "docker.io/istio",
         platform: "gke",
         caAddress: "cert-manager-istio-csr.cert-manager.svc:443",
         // Every sidecar: the chart's requests and memory limit, no CPU limit.
@@ -227,7 +230,8 @@ describe("Istio options", () => {
   test("ambient on Standard: istio-cni on GKE's paths with its ResourceQuota, ztunnel on istio-csr, the ambient label", async () => {
     const result = await renderPlatform({ mesh: { kind: "istio", dataplane: "ambient" }, apps: [shop] });
     expect(values(release(result, "istio-cni"))).toEqual({
-      global: { platform: "gke" },
+      hub: "docker.io/istio",
+      global: { platform: "gke", hub: "docker.io/istio" },
       cniBinDir: "/home/kubernetes/bin",
       resourceQuotas: { enabled: true },
       resources: { requests: { cpu: "100m", memory: "100Mi" }, limits: { memory: "512Mi" } },
@@ -235,6 +239,7 @@ describe("Istio options", () => {
     });
     expect(values(release(result, "ztunnel"))).toEqual({
       global: { platform: "gke" },
+      hub: "docker.io/istio",
       caAddress: "cert-manager-istio-csr.cert-manager.svc:443",
       profile: "ambient",
       resources: { requests: { cpu: "200m", memory: "512Mi" }, limits: { memory: "1024Mi" } },
@@ -372,7 +377,9 @@ describe("Istio options", () => {
     ).toThrow(/platform:mesh.istio.defaultRevision: "b" is not one of mesh.istio.revisions/);
     expect(() =>
       config({ mesh: { kind: "istio", istio: { revisions: [{ name: "a", version: "1.99.0" }] } } }),
-    ).toThrow(/platform:mesh.istio.revisions\[0\].version: "1.99.0" is not allowed/);
+    ).toThrow(
+      /platform:mesh.istio.revisions.0.version: "1.99.0" is neither a version this package pins nor a newer Istio within two minors/,
+    );
   });
 
   test("Managed Prometheus: istiod and every sidecar by port", async () => {
@@ -540,7 +547,7 @@ describe("app metrics under STRICT mTLS: merged by the sidecar's agent", () => {
           "PodMonitor",
           "v1",
         ],
-        "cert-manager.io/v1/Issuer": ["crds/cert-manager-v1.21.1.issuers.yaml", "Issuer", "v1"],
+        "cert-manager.io/v1/Issuer": ["crds/cert-manager-v1.21.2.issuers.yaml", "Issuer", "v1"],
       };
       const seen = new Set<string>();
       for (const result of all) {

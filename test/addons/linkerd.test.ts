@@ -2,6 +2,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
+import { gatewayApi } from "../../lib/versions";
 import { ConfigError } from "../../lib/config";
 import { gkeKubeconfig } from "../../lib/gcp";
 import type { RenderResult } from "../../lib/render";
@@ -29,7 +30,7 @@ describe("Linkerd with cert-manager, dev", () => {
       ]);
     expect(pins).toEqual(
       expect.arrayContaining([
-        ["cert-manager", "https://charts.jetstack.io", "cert-manager", "v1.21.1"],
+        ["cert-manager", "https://charts.jetstack.io", "cert-manager", "v1.21.2"],
         ["trust-manager", "https://charts.jetstack.io", "trust-manager", "v0.24.0"],
         ["linkerd-crds", "https://helm.linkerd.io/edge", "linkerd-crds", "2026.8.3"],
         ["linkerd-control-plane", "https://helm.linkerd.io/edge", "linkerd-control-plane", "2026.8.3"],
@@ -424,8 +425,8 @@ describe("Gateway API bundle owned by the platform", () => {
 
   test("each CRD is its own resource, retained on delete, and linkerd-crds waits for them", async () => {
     const file = write("ok.yaml", [
-      crd("httproutes.gateway.networking.k8s.io", "v1.5.0"),
-      crd("gateways.gateway.networking.k8s.io", "v1.5.0"),
+      crd("httproutes.gateway.networking.k8s.io", gatewayApi.version),
+      crd("gateways.gateway.networking.k8s.io", gatewayApi.version),
     ]);
     const result = await renderPlatform({ ...base, crds: { gatewayApiBundleFile: file } });
     const crds = result.resources.filter(
@@ -450,10 +451,10 @@ describe("Gateway API bundle owned by the platform", () => {
       ConfigError,
     );
     const experimental = write("exp.yaml", [
-      crd("httproutes.gateway.networking.k8s.io", "v1.5.0", "experimental"),
+      crd("httproutes.gateway.networking.k8s.io", gatewayApi.version, "experimental"),
     ]);
     await expect(renderPlatform({ ...base, crds: { gatewayApiBundleFile: experimental } })).rejects.toThrow(
-      /CRD httproutes.gateway.networking.k8s.io is bundle v1.5.0 channel experimental/,
+      `CRD httproutes.gateway.networking.k8s.io is bundle ${gatewayApi.version} channel experimental`,
     );
   });
 });

@@ -1,13 +1,8 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import {
-  MissingChartsError,
-  chartDirOf,
-  objectSetOf,
-  pullCommand,
-  type HelmTemplater,
-} from "../../lib/cluster";
+import { MissingChartsError, objectSetOf, type HelmTemplater } from "../../lib/cluster";
+import { chartDirOf, pullCommand } from "../../lib/deploy/chartSource";
 
 /** Finding the pinned charts in a user's chart folder, and saying how to fetch the missing ones. */
 
@@ -38,7 +33,7 @@ test("each layout helm pull --untar leaves is found, and only at the pinned vers
 
 test("the pull command puts the chart where it is then found", () => {
   expect(
-    pullCommand(dir, { repo: "https://traefik.github.io/charts", chart: "traefik", version: "41.3.0" }),
+    pullCommand(dir, { repo: "https://traefik.github.io/charts", name: "traefik", version: "41.3.0" }),
   ).toBe(
     `helm pull traefik --repo https://traefik.github.io/charts --version 41.3.0 --untar --untardir ${dir}/traefik-41.3.0`,
   );

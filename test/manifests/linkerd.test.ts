@@ -376,9 +376,9 @@ describe("monitors", () => {
     });
     const schemas: Record<string, () => ReturnType<typeof crdSchema>> = {
       "cert-manager.io/v1/Certificate": () =>
-        crdSchema("crds/cert-manager-v1.21.1.certificates.yaml", "Certificate", "v1"),
+        crdSchema("crds/cert-manager-v1.21.2.certificates.yaml", "Certificate", "v1"),
       "cert-manager.io/v1/ClusterIssuer": () =>
-        crdSchema("crds/cert-manager-v1.21.1.clusterissuers.yaml", "ClusterIssuer", "v1"),
+        crdSchema("crds/cert-manager-v1.21.2.clusterissuers.yaml", "ClusterIssuer", "v1"),
       "trust.cert-manager.io/v1alpha1/Bundle": () =>
         crdSchema("crds/trust-manager-v0.24.0.bundles.yaml", "Bundle", "v1alpha1"),
       "monitoring.coreos.com/v1/PodMonitor": () =>

@@ -507,7 +507,7 @@ describeUpstream(
           "v1alpha1",
         ),
       "gateway.networking.k8s.io/v1/HTTPRoute": () =>
-        crdSchema("gateway-api-v1.5.0-standard/gateway.networking.k8s.io_httproutes.yaml", "HTTPRoute", "v1"),
+        crdSchema("gateway-api-v1.5.1-standard/gateway.networking.k8s.io_httproutes.yaml", "HTTPRoute", "v1"),
       "security.istio.io/v1/AuthorizationPolicy": () =>
         crdSchema("crds/istio-1.30.3.crd-all.gen.yaml", "AuthorizationPolicy", "v1"),
     };

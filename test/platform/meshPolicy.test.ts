@@ -364,7 +364,7 @@ describe("bad intents fail before anything is deployed, naming the field", () =>
       {
         path: "platform:apps[0].mesh.routes[0].retry",
         problem:
-          'is set, but Istio does not support retries on GKE\'s HTTPRoutes: it reads them only from the HTTPRoute "retry" field, which is in the Gateway API experimental channel, and the cluster serves the standard channel (v1.5.0)',
+          'is set, but Istio does not support retries on GKE\'s HTTPRoutes: it reads them only from the HTTPRoute "retry" field, which is in the Gateway API experimental channel, and the cluster serves the standard channel',
         fix: "remove it; Istio's default retry policy (two retries of failed connections and 503s) still applies",
       },
     ]);

@@ -197,7 +197,7 @@ describe("what the render refuses, with the whole message and exit 1", () => {
       stderr: [
         "Invalid environment config in Pulumi.typo.yaml (2 problems):",
         '  platfrom:monitoring: is in namespace "platfrom", which nothing reads (did you mean "platform"?)',
-        "    allowed: platform:<key>, with a key of tier, network, cluster, mesh, ingress, monitoring, crds, apps, sizing, overrides",
+        "    allowed: platform:<key>, with a key of tier, network, cluster, mesh, ingress, monitoring, crds, chartSource, apps, sizing, overrides",
         "    fix: rename it to platform:monitoring",
         '  scratch:mesh: is in the program\'s own namespace "scratch", where the platform does not look; mesh is a platform key',
         "    allowed: platform:mesh",
@@ -357,7 +357,7 @@ describe("--charts: what the cluster receives", () => {
       path.join(tmp, "out-empty"),
     );
     expect(code).toBe(1);
-    expect(stderr).toContain(`${empty} lacks cert-manager v1.21.1`);
+    expect(stderr).toContain(`${empty} lacks cert-manager v1.21.2`);
     expect(stderr).toContain(
       `helm pull linkerd-control-plane --repo https://helm.linkerd.io/edge --version 2026.8.3 --untar --untardir ${empty}/linkerd-control-plane-2026.8.3`,
     );

@@ -85,7 +85,7 @@ describe("Linkerd with its dashboard and Prometheus, prod", () => {
     expect(entry(entries, "Secret cert-manager/cert-manager-webhook-ca")).toMatchObject({
       lifetime: "8760h0m0s",
       renewer: "cert-manager-webhook, at two thirds of the CA's life",
-      source: "release cert-manager (cert-manager v1.21.1)",
+      source: "release cert-manager (cert-manager v1.21.2)",
     });
     expect(entry(entries, "Secret cert-manager/trust-manager-tls")).toMatchObject({
       lifetime: "2160h0m0s",

@@ -3,6 +3,7 @@ import * as path from "path";
 import { ConfigError } from "../../lib/config";
 import { kubernetesObjects, readProject, stacksOf, type RenderResult } from "../../lib/render";
 import { checkInvariants, viewsOf } from "../../lib/safety";
+import { retiredHostOf } from "../../lib/versions";
 import { config } from "../helpers";
 import { clusterModeTargets, extraTargets, projectTargets } from "../matrix";
 import { validateObjects, type KubeObjectLike } from "./schemas";
@@ -90,4 +91,23 @@ test("combinations the platform cannot build fail with a config error naming a f
   ]) {
     expect(() => config(bad)).toThrow(ConfigError);
   }
+});
+
+test("nothing a render installs or runs comes from a host its project has retired", () => {
+  const strings = (v: unknown): string[] =>
+    typeof v === "string"
+      ? [v]
+      : Array.isArray(v)
+        ? v.flatMap(strings)
+        : v && typeof v === "object"
+          ? Object.values(v).flatMap(strings)
+          : [];
+  const found = renders.flatMap((r) =>
+    r.result.resources.flatMap((res) =>
+      strings(res.inputs)
+        .filter((s) => retiredHostOf(s) !== undefined)
+        .map((s) => `${r.label} ${res.key}: ${s}`),
+    ),
+  );
+  expect(found).toEqual([]);
 });

@@ -17,9 +17,18 @@ import {
   type Values,
 } from "../../deploy";
 import { CertificateAlerts, PlatformNamespace } from "../../manifests";
-import { charts as pins, istioFacts, type istioVersions } from "../../versions";
+import { charts as pins, istioFacts } from "../../versions";
 import { istioIdentityAlertRules } from "./alerts";
-import { istioBaseVersion, istioCsrRelease, istioNamespace, istiodReleases, revisionValue } from "./index";
+import {
+  istioBaseRevision,
+  istioBaseVersion,
+  istioCsrRelease,
+  istioNamespace,
+  istiodReleases,
+  revisionChartSource,
+  revisionValue,
+  type IstioRevision,
+} from "./index";
 import {
   IstioCa,
   IstioMonitors,
@@ -42,7 +51,7 @@ export interface IstioArgs {
    * istiod revisions (two during a canary upgrade); `default` is the istiod without a revision.
    * istio-base follows the newest. @default one istiod without a revision
    */
-  readonly revisions?: readonly { readonly name: string; readonly version: (typeof istioVersions)[number] }[];
+  readonly revisions?: readonly IstioRevision[];
   /** The revision that injects app namespaces and that the base chart's webhook follows. @default the unrevisioned istiod */
   readonly defaultRevision?: string;
   /** The mesh-wide mTLS mode. @default "STRICT" */
@@ -92,6 +101,8 @@ type DataPlane = Pick<IstioArgs, "dataplane" | "cni" | "nativeSidecars">;
 const usesCni = (a: DataPlane): boolean => a.cni ?? a.dataplane === "ambient";
 
 const gke = { global: { platform: "gke" } };
+/** The image registry of a chart that reads `hub` and `global.hub` (istiod, istio-cni); ztunnel reads `hub` only. */
+const imageHub = { hub: istioFacts.imageHub, global: { hub: istioFacts.imageHub } };
 
 /** istiod values: identity from istio-csr, GKE platform, Gateway API on, native sidecars, HA in prod. */
 export function istiodValues(
@@ -102,8 +113,10 @@ export function istiodValues(
   const replicas = args.highAvailability ? Math.max(2, s.istiod.replicas) : s.istiod.replicas;
   return deepMerge(
     {
-      // GKE's platform profile (files/profile-platform-gke.yaml).
-      global: { platform: "gke", caAddress: istioFacts.csrAddress },
+      ...imageHub,
+      // GKE's platform profile (files/profile-platform-gke.yaml); images, the sidecars' included
+      // (.ProxyImage in files/injection-template.yaml), from global.hub.
+      global: { ...imageHub.global, platform: "gke", caAddress: istioFacts.csrAddress },
       env: {
         // Workload certificates come from cert-manager through istio-csr; istiod's own CA stays off.
         ENABLE_CA_SERVER: "false",
@@ -253,6 +266,7 @@ export class Istio extends pulumi.ComponentResource {
       name: "istio-base",
       // Istio's CRDs at the newest istiod's version, upgraded before a canary istiod starts on them.
       ...(baseVersion !== pins.istioBase.version ? { version: baseVersion } : {}),
+      from: revisionChartSource(args.revisions, istioBaseRevision(args), "base"),
       namespace: istioNamespace,
       // The revision the validating webhook and unlabelled defaults follow.
       values: args.defaultRevision ? { defaultRevision: args.defaultRevision } : {},
@@ -265,7 +279,7 @@ export class Istio extends pulumi.ComponentResource {
           chart: "istioCni",
           name: "istio-cni",
           namespace: istioNamespace,
-          values: deepMerge(gke, {
+          values: deepMerge(gke, imageHub, {
             // Set explicitly: the chart detects GKE only from a live cluster's version string, which a
             // rendered install does not have (istio-cni README: required with helm template).
             cniBinDir: "/home/kubernetes/bin",
@@ -284,6 +298,7 @@ export class Istio extends pulumi.ComponentResource {
         chart: "istiod",
         name: r.release,
         version: r.version,
+        from: r.from,
         namespace: istioNamespace,
         values: istiodValues(args, r.revision),
         // istio-csr must answer before istiod asks it for certificates; CRDs and the CNI come first.
@@ -304,6 +319,7 @@ export class Istio extends pulumi.ComponentResource {
         name: "ztunnel",
         namespace: istioNamespace,
         values: deepMerge(gke, {
+          hub: istioFacts.imageHub,
           // Certificates for the pods on each node come from istio-csr too.
           caAddress: istioFacts.csrAddress,
           profile: "ambient",

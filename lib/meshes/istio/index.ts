@@ -1,6 +1,7 @@
 import type { ConfigProblem, EnvironmentInput, PlatformConfig } from "../../config";
+import type { ChartFrom } from "../../deploy";
 import { showValue } from "../../config";
-import { charts, istioFacts, istioVersions } from "../../versions";
+import { charts, compareVersions, istioFacts, istioOciCharts, istioVersions } from "../../versions";
 import { plainScrape, type Mesh, type MeshConfig, type MeshRelease, type ReliedOnValue } from "../mesh";
 import { autopilotProxyProblems } from "../rules";
 import { LoadBalancerPort, PermissivePods } from "./manifests";
@@ -31,14 +32,42 @@ export function revisionValue(name: string | undefined): string | undefined {
 /** A version, where it differs from the pinned charts' (`MeshRelease.version`). */
 const otherThanPin = (version: string) => (version === istioVersions[0] ? undefined : version);
 
+/** An istiod revision as configured: a pinned version, or a newer one with its charts' source and digests. */
+export type IstioRevision = NonNullable<MeshConfig["istio"]["revisions"]>[number];
+
+/**
+ * Where a chart of a revision's version comes from, where the version is not pinned: the revision's
+ * repository (Istio's OCI registry unless it says) and that chart's digest. Undefined for a pinned version.
+ */
+export function revisionChartSource(
+  revisions: readonly IstioRevision[] | undefined,
+  revision: IstioRevision | undefined,
+  chart: "base" | "istiod",
+): ChartFrom | undefined {
+  if (!revision?.charts || (istioVersions as readonly string[]).includes(revision.version)) return undefined;
+  return {
+    repo: revision.charts.repo ?? istioOciCharts,
+    digest: revision.charts.digests[chart],
+    configPath: `platform:mesh.istio.revisions.${(revisions ?? []).indexOf(revision)}.charts.digests.${chart}`,
+  };
+}
+
 /** The istiod releases: one unrevisioned, or one per revision (two during a canary upgrade). */
-export function istiodReleases(
-  istio: Pick<MeshConfig["istio"], "revisions">,
-): { release: string; revision?: string; version: string }[] {
+export function istiodReleases(istio: Pick<MeshConfig["istio"], "revisions">): {
+  release: string;
+  revision?: string;
+  version: string;
+  from?: ChartFrom;
+}[] {
   return istio.revisions
     ? istio.revisions.map((r) => {
         const revision = revisionValue(r.name);
-        return { release: revision ? `istiod-${revision}` : "istiod", revision, version: r.version };
+        return {
+          release: revision ? `istiod-${revision}` : "istiod",
+          revision,
+          version: r.version,
+          from: revisionChartSource(istio.revisions, r, "istiod"),
+        };
       })
     : [{ release: "istiod", version: istioVersions[0] }];
 }
@@ -48,13 +77,15 @@ export function istiodReleases(
  * older CRDs. Istio upgrades the base chart before the canary (istio.io docs/setup/upgrade/helm).
  */
 export function istioBaseVersion(istio: Pick<MeshConfig["istio"], "revisions">): string {
-  const versions = (istio.revisions ?? []).map((r) => r.version);
-  const parts = (v: string) => v.split(".").map(Number);
-  return versions.reduce<string>((newest, v) => {
-    const [a, b] = [parts(v), parts(newest)];
-    const newer = a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
-    return newer > 0 ? v : newest;
-  }, istioVersions[0]);
+  return istioBaseRevision(istio)?.version ?? istioVersions[0];
+}
+
+/** The revision whose version istio-base runs at, where it is newer than the pin. */
+export function istioBaseRevision(istio: Pick<MeshConfig["istio"], "revisions">): IstioRevision | undefined {
+  return (istio.revisions ?? []).reduce<IstioRevision | undefined>(
+    (newest, r) => (compareVersions(r.version, newest?.version ?? istioVersions[0]) > 0 ? r : newest),
+    undefined,
+  );
 }
 
 /** istiod's values the platform's probes and scrapes rest on, at their defaults (istiod values.yaml at 1.30.3). */
@@ -99,12 +130,18 @@ export function istioMesh(config: MeshConfig): Mesh {
   const meshedPodSecurity = cni ? "baseline" : "privileged";
   const releases: MeshRelease[] = [
     { release: istioCsrRelease, chart: "istioCsr" },
-    { release: "istio-base", chart: "istioBase", version: otherThanPin(istioBaseVersion(config.istio)) },
+    {
+      release: "istio-base",
+      chart: "istioBase",
+      version: otherThanPin(istioBaseVersion(config.istio)),
+      from: revisionChartSource(config.istio.revisions, istioBaseRevision(config.istio), "base"),
+    },
     ...(cni ? [{ release: "istio-cni", chart: "istioCni" } as const] : []),
     ...istiodReleases(config.istio).map((r) => ({
       release: r.release,
       chart: "istiod" as const,
       version: r.version,
+      from: r.from,
       reliedOn: istiodReliedOn(ambient),
     })),
     ...(ambient ? [{ release: "ztunnel", chart: "ztunnel" } as const] : []),
@@ -117,6 +154,7 @@ export function istioMesh(config: MeshConfig): Mesh {
     ownKeys: ["istio", "dataplane", "previousTrustAnchor"],
     configProblems: (input, env) => istioProblems(input, env),
     releases,
+    gatewayApi: istioFacts.gatewayApi,
     crdOwners: [
       { family: "trustManager", chart: "trustManager", reason: "distributes Istio's pinned roots" },
       { family: "istio", chart: "istioBase", reason: "platform:mesh.kind is istio" },
@@ -154,7 +192,7 @@ export function istioMesh(config: MeshConfig): Mesh {
       ? // A pod label of "none" keeps a pod of an ambient namespace out of ztunnel (istio-cni at 1.30.3,
         // cni/README.md), so the challenge needs no mTLS under STRICT.
         { labels: { [ambientModeLabel]: "none" }, annotations: {} }
-      : // cert-manager itself opts its solver pods out of the sidecar (pkg/issuer/acme/http/pod.go at v1.21.1).
+      : // cert-manager itself opts its solver pods out of the sidecar (pkg/issuer/acme/http/pod.go at v1.21.2).
         { labels: {}, annotations: {} },
     // The injector rewrites kubelet's HTTP probes to pilot-agent's status port, which probes the app
     // from inside the pod (pkg/kube/inject/app_probe.go; rewriteAppHTTPProbe true in istiod values.yaml);
@@ -195,15 +233,23 @@ export function istioMesh(config: MeshConfig): Mesh {
               new PermissivePods(scope, id, { name: "prometheus-plaintext", ...props }),
           }
         : undefined,
-    configWarnings: (env) =>
-      ambient &&
+    configWarnings: (env) => [
+      ...(ambient &&
       config.istio.mtls === "STRICT" &&
       env.monitoring.backend === "existing-prometheus" &&
       env.apps.some((a) => a.metrics)
         ? [
             "platform:monitoring.backend is existing-prometheus with Istio ambient under STRICT mTLS: ztunnel refuses plain-text scrapes of meshed apps, so your Prometheus's pods must be in the ambient mesh (pod label istio.io/dataplane-mode: ambient) for apps[].metrics to be scraped",
           ]
-        : [],
+        : []),
+      // A version this package has not read: its values keys are unrecorded, so nothing checks them.
+      ...(config.istio.revisions ?? [])
+        .filter((r) => !(istioVersions as readonly string[]).includes(r.version))
+        .map(
+          (r) =>
+            `Istio ${r.version} (revision ${r.name}) is not pinned by this package: the values the platform and platform:overrides.charts set on its base and istiod charts are not checked against that release's values.yaml; review them with \`helm show values ${istioOciCharts}/istiod --version ${r.version}\``,
+        ),
+    ],
     ingressControllerPod: (podKey) => ({
       [podKey]: {
         // The injection webhooks' objectSelector matches labels, not annotations. A revisioned istiod
@@ -223,6 +269,53 @@ export function istioMesh(config: MeshConfig): Mesh {
         : undefined,
     policy: istioPolicy(ambient),
   };
+}
+
+/**
+ * A revision's version: one this package pins, whose charts come from the chart source; or, for a canary
+ * before the package pins it, a newer release at most two minors ahead (revision-based upgrades may jump
+ * two minors: istio.io content/en/docs/setup/upgrade/canary/index.md) that names its charts' digests.
+ */
+function revisionVersionProblems(revisions: readonly IstioRevision[]): ConfigProblem[] {
+  const pinned = istioVersions as readonly string[];
+  const newestMinor = Number(istioVersions[0].split(".")[1]);
+  return revisions.flatMap((r, i): ConfigProblem[] => {
+    const at = `platform:mesh.istio.revisions.${i}`;
+    if (pinned.includes(r.version)) {
+      return r.charts
+        ? [
+            {
+              path: `${at}.charts`,
+              problem: `is set, but ${r.version} is a version this package pins, whose charts come from platform:chartSource: the setting would not apply`,
+              fix: `remove ${at}.charts (a digest for a pinned chart goes in platform:chartSource.digests)`,
+            },
+          ]
+        : [];
+    }
+    const minor = Number(r.version.split(".")[1]);
+    if (compareVersions(r.version, istioVersions[0]) < 0 || minor > newestMinor + 2) {
+      return [
+        {
+          path: `${at}.version`,
+          problem: `${showValue(r.version)} is neither a version this package pins nor a newer Istio within two minors of ${istioVersions[0]}, which a canary may move to`,
+          allowed: `${pinned.join(", ")}, or a release from ${istioVersions[0]} to 1.${newestMinor + 2}.x with ${at}.charts`,
+          fix: `use ${istioVersions[0]}, or a newer release with its charts' digests`,
+        },
+      ];
+    }
+    if (!r.charts) {
+      return [
+        {
+          path: `${at}.charts`,
+          problem: `is missing: ${r.version} is not pinned by this package (it pins ${pinned.join(", ")}), so the platform needs the digests of the charts you reviewed`,
+          allowed:
+            "{ digests: { base: sha256:..., istiod: sha256:... } }, and optionally repo (default oci://ghcr.io/istio/release/charts)",
+          fix: `add ${at}.charts with the digests \`helm pull ${istioOciCharts}/istiod --version ${r.version}\` prints (and the same for base), or upgrade gke-mesh-platform to a release that pins ${r.version}`,
+        },
+      ];
+    }
+    return [];
+  });
 }
 
 function istioProblems(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
@@ -247,6 +340,7 @@ function istioProblems(input: EnvironmentInput, config: PlatformConfig): ConfigP
       fix: "give each revision its own name",
     });
   }
+  problems.push(...revisionVersionProblems(config.mesh.istio.revisions ?? []));
   const wanted = input.mesh?.istio?.defaultRevision;
   if (wanted !== undefined && !names.includes(wanted)) {
     problems.push({

@@ -1,7 +1,6 @@
 import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
 import { FaultInjector, faultInjectorName, pathMatch } from "../../manifests";
-import { gatewayApi } from "../../versions";
 import type { AccessProps, MeshPolicy } from "../mesh";
 import { istioTrustDomain } from "./manifests";
 
@@ -54,7 +53,7 @@ export function istioPolicy(ambient: boolean): MeshPolicy {
       ? 'mesh.dataplane is "ambient": there, HTTP routes and per-request authorization run in waypoint proxies, which the platform does not deploy'
       : undefined,
     retriesUnsupported: {
-      reason: `it reads them only from the HTTPRoute "retry" field, which is in the Gateway API experimental channel, and the cluster serves the standard channel (${gatewayApi.version})`,
+      reason: `it reads them only from the HTTPRoute "retry" field, which is in the Gateway API experimental channel, and the cluster serves the standard channel`,
       fix: "remove it; Istio's default retry policy (two retries of failed connections and 503s) still applies",
     },
     // pilot/pkg/config/kube/gateway/conversion.go at 1.30.3: without a route retry, a rule's

@@ -45,6 +45,7 @@ export function linkerdMesh(config: MeshConfig): Mesh {
       ...tracingProblems(env),
     ],
     releases,
+    gatewayApi: linkerdFacts.gatewayApi,
     crdOwners: [
       { family: "trustManager", chart: "trustManager", reason: "distributes Linkerd's trust anchor" },
       { family: "linkerd", chart: "linkerdCrds", reason: "platform:mesh.kind is linkerd" },
@@ -76,7 +77,7 @@ export function linkerdMesh(config: MeshConfig): Mesh {
     jobPodMetadata: config.nativeSidecars
       ? { labels: {}, annotations: { "config.linkerd.io/proxy-enable-native-sidecar": "true" } }
       : { labels: {}, annotations: { "linkerd.io/inject": "disabled" } },
-    // cert-manager opts its solver pods out of Istio only (pkg/issuer/acme/http/pod.go at v1.21.1);
+    // cert-manager opts its solver pods out of Istio only (pkg/issuer/acme/http/pod.go at v1.21.2);
     // meshed, a deny-by-default namespace would refuse the challenge on the solver's port 8089.
     acmeSolverPod: { labels: {}, annotations: { "linkerd.io/inject": "disabled" } },
     // The proxy authorizes kubelet's probes itself only while a Server has no routes
