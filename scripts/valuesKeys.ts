@@ -11,6 +11,7 @@ import { charts, istioFacts, type ChartName, type RecordedValuesKeys } from "../
 
 /** Where each chart's values.yaml copy is, and what the chart reads beyond its values.yaml. */
 interface Source {
+  /** Relative to the reference directory (PLATFORM_REFERENCE_DIR). */
   readonly file: string;
   /** Istio charts keep their defaults under this key; users set the same keys at the top. */
   readonly root?: string;
@@ -90,6 +91,10 @@ export const sources: Partial<Record<ChartName, Source>> = {
       "prometheus-node-exporter": "values of the prometheus-node-exporter subchart",
       "prometheus-windows-exporter": "values of the prometheus-windows-exporter subchart",
     },
+  },
+  // No copy of its values.yaml in upstream/: it is read from the chart's own folder beside it (../charts).
+  prometheusOperatorCrds: {
+    file: `../charts/prometheus-operator-crds-${charts.prometheusOperatorCrds.version}/values.yaml`,
   },
 };
 

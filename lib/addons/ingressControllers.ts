@@ -1,8 +1,10 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { sizingProfile, type WorkloadSizing } from "../config";
+import { crdChartsOf } from "../crds";
 import {
   containerResources,
+  crdChart,
   deepMerge,
   deployChart,
   newChart,
@@ -22,7 +24,7 @@ import { ingressControllerIdentities } from "../versions";
 export interface IngressControllerArgs {
   /** The mesh the controller joins (its outbound traffic only). @default no mesh */
   readonly mesh?: Mesh;
-  /** CRD owners and the user's chart overrides. @default Traefik's chart owns Traefik's CRDs */
+  /** CRD owners and the user's chart overrides. @default Traefik's CRD chart (traefik-crds) owns Traefik's CRDs */
   readonly charts?: ChartContext;
   /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
@@ -201,24 +203,42 @@ function controllerMonitor(
   });
 }
 
-/** Traefik (pinned 41.3.0: its crds/ holds only Traefik's own CRDs, no Gateway API since 40.2.0). */
+/**
+ * Traefik (pinned 41.3.0: its crds/ holds only Traefik's own CRDs, no Gateway API since 40.2.0). Its CRDs come
+ * from its CRD chart (each its own resource, retained on delete, upgraded with the pin); the release skips
+ * its crds/, which Helm would never upgrade.
+ */
 export class Traefik extends pulumi.ComponentResource {
   readonly release: k8s.helm.v3.Release;
+  /** Traefik's CRDs (traefik-crds), where this component owns them. */
+  readonly crds?: k8s.helm.v4.Chart;
   readonly namespace = ingressControllerIdentities.traefik.namespace;
 
   constructor(name: string, args: IngressControllerArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:addons:Traefik", name, {}, opts);
-    // Retained like the release, which owns Traefik's CRDs.
+    const charts = args.charts ?? standaloneCharts({ traefik: "traefik-crds" });
+    // Retained like Traefik's CRDs, which this component owns.
     const ns = controllerNamespace(this.namespace, `${name}-ns`, args, this, true);
+    // Cluster-scoped, so they wait for nothing; Traefik's CRD provider needs them when it starts.
+    this.crds = crdChartsOf(charts.owners).includes("traefik-crds")
+      ? crdChart({
+          crdChart: "traefik-crds",
+          name: `${name}-crds`,
+          namespace: this.namespace,
+          charts,
+          provider: args.provider,
+          parent: this,
+        })
+      : undefined;
     this.release = pinnedRelease({
       chart: "traefik",
       name: ingressControllerIdentities.traefik.serviceAccount,
       namespace: this.namespace,
       values: traefikValues(args),
-      charts: args.charts ?? standaloneCharts({ traefik: "traefik" }),
+      charts,
       provider: args.provider,
       parent: this,
-      dependsOn: [...ns, ...(args.meshReady ?? [])],
+      dependsOn: [...ns, ...(this.crds ? [this.crds] : []), ...(args.meshReady ?? [])],
     });
     const ids = ingressControllerIdentities.traefik;
     controllerMonitor(

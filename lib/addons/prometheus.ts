@@ -1,8 +1,10 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { sizingProfile, type ResourceSizing, type Sizing } from "../config";
+import { crdChartsOf } from "../crds";
 import {
   containerResources,
+  crdChart,
   deepMerge,
   deployChart,
   newChart,
@@ -26,7 +28,10 @@ export const prometheusPodLabels = { "app.kubernetes.io/name": "prometheus" } as
 export const prometheusUrl = `http://${prometheusReleaseName}-prometheus.${monitoringNamespace}.svc.cluster.local:9090`;
 
 export interface PrometheusArgs {
-  /** CRD owners and the user's chart overrides. @default kube-prometheus-stack owns the Prometheus Operator CRDs */
+  /**
+   * CRD owners and the user's chart overrides.
+   * @default the prometheus-operator-crds CRD chart owns the Prometheus Operator CRDs
+   */
   readonly charts?: ChartContext;
   /** The cluster is Autopilot, which admits no node-exporter. @default false */
   readonly autopilot?: boolean;
@@ -139,18 +144,22 @@ export function prometheusValues(
 }
 
 /**
- * kube-prometheus-stack: Prometheus, the Prometheus Operator and, as their owner, its CRDs (kept on
- * delete). PodMonitors the platform emits carry the label its Prometheus selects.
+ * kube-prometheus-stack: Prometheus and the Prometheus Operator, and, as their owner, the operator's CRDs
+ * from their CRD chart (each its own resource, retained on delete, upgraded with the pin: Helm never
+ * upgrades the copy in kube-prometheus-stack's crds/). PodMonitors the platform emits carry the label its
+ * Prometheus selects.
  */
 export class Prometheus extends pulumi.ComponentResource {
   readonly release: k8s.helm.v3.Release;
+  /** The Prometheus Operator CRDs (prometheus-operator-crds), where this component owns them. */
+  readonly crds?: k8s.helm.v4.Chart;
   readonly url = prometheusUrl;
   /** Where monitors go for this Prometheus: PodMonitors labelled as it selects them, after its CRDs. */
   readonly monitoring: MonitoringRef;
 
   constructor(name: string, args: PrometheusArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:addons:Prometheus", name, {}, opts);
-    const charts = args.charts ?? standaloneCharts({ prometheusOperator: "kubePrometheusStack" });
+    const charts = args.charts ?? standaloneCharts({ prometheusOperator: "prometheus-operator-crds" });
     const chart = newChart("monitoring");
     // node-exporter runs with hostNetwork, hostPID and hostPath mounts, which only `privileged` admits.
     new PlatformNamespace(chart, "namespace", {
@@ -158,10 +167,21 @@ export class Prometheus extends pulumi.ComponentResource {
       podSecurity: "privileged",
       labels: args.namespaceLabels,
     });
-    // Retained like the release that owns the Prometheus Operator CRDs.
+    // Retained like the Prometheus Operator CRDs this component owns.
     const ns = [
       ...deployChart(name, chart, { provider: args.provider, parent: this, retainOnDelete: true }).values(),
     ];
+    // Cluster-scoped, so they wait for nothing; the release's Prometheus, Alertmanager and rules need them first.
+    this.crds = crdChartsOf(charts.owners).includes("prometheus-operator-crds")
+      ? crdChart({
+          crdChart: "prometheus-operator-crds",
+          name: `${name}-crds`,
+          namespace: monitoringNamespace,
+          charts,
+          provider: args.provider,
+          parent: this,
+        })
+      : undefined;
     this.release = pinnedRelease({
       chart: "kubePrometheusStack",
       name: prometheusReleaseName,
@@ -170,12 +190,13 @@ export class Prometheus extends pulumi.ComponentResource {
       charts,
       provider: args.provider,
       parent: this,
-      dependsOn: ns,
+      dependsOn: [...ns, ...(this.crds ? [this.crds] : [])],
     });
     this.monitoring = {
       backend: "prometheus-operator",
       // The chart's Prometheus selects monitors labelled with its release (prometheus.prometheusSpec.podMonitorSelector).
       selectorLabels: { release: prometheusReleaseName },
+      // The release waits for the CRDs, so monitors that wait for it find them.
       crdOwner: this.release,
     };
     this.registerOutputs({ url: this.url });

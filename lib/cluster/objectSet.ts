@@ -21,8 +21,10 @@ export interface TemplatedRelease {
   /** Its final values, as the platform passes them. */
   readonly values: Readonly<Record<string, unknown>>;
   readonly objects: readonly KubeObject[];
-  /** Helm's message when the chart refused the values (`fail`, `required`). */
+  /** Helm's message when the chart refused the values (`fail`, `required`), or why a CRD chart's output is wrong. */
   readonly error?: string;
+  /** A CRD chart: the platform applies its objects itself, and they must all be CRDs. */
+  readonly crdsOnly?: boolean;
 }
 
 /** What a cluster receives from one render at one Kubernetes version. */
@@ -54,6 +56,11 @@ export interface ReleaseInput {
   readonly repo: string;
   /** The release skips the chart's crds/ directory. */
   readonly skipCrds: boolean;
+  /**
+   * A CRD chart (a helm.v4.Chart whose transforms keep only CRDs): templated like a release, and what it
+   * renders must be CRDs only. @default a Helm release
+   */
+  readonly crdsOnly?: boolean;
 }
 
 /** What one render puts in a cluster, before any chart is templated. */
@@ -139,8 +146,15 @@ export async function objectSetOf(input: ClusterInput, opts: ObjectSetOptions): 
       const out = await template(r, apiVersions);
       const { skipCrds: _skip, ...release } = r;
       void _skip;
-      return "error" in out
-        ? { ...release, objects: [], error: out.error }
+      if ("error" in out) return { ...release, objects: [], error: out.error };
+      // A CRD chart's transform refuses anything else at deploy; here the templated output shows it first.
+      const stray = r.crdsOnly ? out.objects.filter((o) => o.kind !== "CustomResourceDefinition") : [];
+      return stray.length > 0
+        ? {
+            ...release,
+            objects: out.objects,
+            error: `a CRD chart must render nothing but CRDs, and these values render ${stray.map((o) => `${o.kind} ${o.metadata.name}`).join(", ")}`,
+          }
         : { ...release, objects: out.objects };
     }),
   );

@@ -71,7 +71,10 @@ export interface AppMeshPolicy {
   readonly authorization?: { readonly rules: readonly AccessRule[] };
 }
 
-export type App = Required<Omit<z.infer<typeof appSchema>, "expose" | "metrics" | "mesh">> & {
+export type App = Required<
+  Omit<z.infer<typeof appSchema>, "expose" | "metrics" | "mesh" | "livenessPath">
+> & {
+  readonly livenessPath?: string;
   readonly expose?: AppExposure;
   readonly metrics?: { readonly path: string };
   readonly mesh: AppMeshPolicy;
@@ -269,8 +272,13 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
   const name = c.name ?? clusterNameFor(stack);
   const meshKind = input.mesh?.kind ?? "linkerd";
   const dataplane = input.mesh?.dataplane ?? "sidecar";
-  // Istio ambient redirects traffic with istio-cni; the other modes use a privileged init container unless asked.
-  const meshCni = input.mesh?.cni ?? dataplane === "ambient";
+  // The mesh's CNI plugin redirects traffic wherever the cluster admits it, so app namespaces need no
+  // NET_ADMIN init container and enforce baseline or restricted Pod Security instead of privileged.
+  // Autopilot admits no CNI plugin, and a cluster made elsewhere may be Autopilot: there, only Istio
+  // ambient asks for it (and is refused on Autopilot).
+  const meshCni =
+    input.mesh?.cni ??
+    (dataplane === "ambient" || (mode === "standard" && meshDefaults[meshKind].redirectsTraffic));
   const backend = input.monitoring?.backend ?? "prometheus";
   const ingressKind = input.ingress?.kind ?? "gke-gateway";
   // Prod survives a node or zone loss: every control plane keeps a replica through a drain.

@@ -5,4 +5,4 @@ export * from "./schema";
 export * from "./sizing";
 export * from "./warnings";
 export { configPath, parseInput } from "./validate";
-export { checkRules, parseCidr } from "./rules";
+export { checkRules, configRules, parseCidr } from "./rules";

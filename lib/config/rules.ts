@@ -17,14 +17,21 @@ export function checkRules(input: EnvironmentInput, config: PlatformConfig): Con
     ...autopilotRules(input, config),
     ...existingClusterRules(input, config),
     ...clusterRules(input, config),
-    ...networkRules(config),
     ...ingressRules(input, config),
     ...loadBalancerRules(input, config),
     ...crdRules(input, config),
-    ...appRules(config),
-    ...exposureCollisions(config),
     ...sizingRules(input, config),
+    ...configRules(config),
   ];
+}
+
+/**
+ * The rules that hold on the resolved config alone, whoever built it: overlapping networks, two apps
+ * with one name, two apps on one host and path. A config built in code (`new Platform({ config })`)
+ * is checked against them too; the others judge keys as the user wrote them.
+ */
+export function configRules(config: PlatformConfig): ConfigProblem[] {
+  return [...networkRules(config), ...appRules(config), ...exposureCollisions(config)];
 }
 
 /**
@@ -659,6 +666,15 @@ function appRules(config: PlatformConfig): ConfigProblem[] {
     }
     seen.add(key);
     if (app.expose) problems.push(...exposureRules(config, app.expose, `apps[${i}].expose`));
+    const readiness = app.expose?.healthCheckPath ?? "/";
+    if (app.livenessPath !== undefined && app.livenessPath === readiness) {
+      problems.push({
+        path: cfg(`apps[${i}].livenessPath`),
+        problem: `${showValue(app.livenessPath)} is also the readiness path: a slow dependency would restart every replica instead of taking them out of the load balancer`,
+        allowed: "a path that checks only the process, such as /livez",
+        fix: `give the app a separate liveness endpoint, or remove platform:apps[${i}].livenessPath (no liveness probe)`,
+      });
+    }
     if (app.metrics && config.monitoring.backend === "none") {
       problems.push({
         path: cfg(`apps[${i}].metrics`),

@@ -387,7 +387,12 @@ export const clusterSchema = z.strictObject({
 export const meshSchema = z.strictObject({
   /** Service mesh. @default linkerd */
   kind: z.enum(meshKinds).optional(),
-  /** Use the mesh's CNI plugin instead of a privileged init container. @default true with Istio ambient (istio-cni), false otherwise */
+  /**
+   * Redirect traffic with the mesh's CNI plugin instead of a privileged init container, so app
+   * namespaces enforce baseline (Istio) or restricted (Linkerd) Pod Security. @default true on Standard
+   * clusters and with Istio ambient; false on Autopilot (it admits no CNI plugin) and on clusters made
+   * elsewhere (they may be Autopilot)
+   */
   cni: z.boolean().optional(),
   /** Istio data plane. @default sidecar */
   dataplane: z.enum(istioDataplanes).optional(),
@@ -672,6 +677,12 @@ export const appSchema = z.strictObject({
   port: z.int().min(1).max(65535),
   /** @default 1 in dev, 2 elsewhere */
   replicas: z.int().min(1).max(1000).optional(),
+  /**
+   * A path on the app's port that answers while the process itself works, without asking its
+   * dependencies: an HTTP liveness probe on it restarts a hung process. @default none: no liveness
+   * probe (Kubernetes restarts the container when its process exits); never the readiness path
+   */
+  livenessPath: z.string().startsWith("/", "a path starting with /, such as /livez").optional(),
   /** Prometheus metrics on the app's port, scraped by the environment's monitoring. */
   metrics: z
     .strictObject({ path: z.string().startsWith("/", "a path starting with /, such as /metrics") })

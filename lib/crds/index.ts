@@ -1,1 +1,2 @@
+export * from "./crdCharts";
 export * from "./ownership";

@@ -1,5 +1,12 @@
 import { ConfigError, type ConfigProblem, type PlatformConfig } from "../config";
 import type { ChartName } from "../versions";
+import {
+  crdChartReplacing,
+  crdCharts,
+  isCrdChartName,
+  keepsCrdsInCrdsDir,
+  type CrdChartName,
+} from "./crdCharts";
 
 /** CRD families the platform knows, each by the API groups its CRDs serve. */
 export const crdFamilies = {
@@ -11,7 +18,8 @@ export const crdFamilies = {
     title: "Istio",
     groups: ["networking.istio.io", "security.istio.io", "telemetry.istio.io", "extensions.istio.io"],
   },
-  traefik: { title: "Traefik", groups: ["traefik.io"] },
+  // Traefik Hub's CRDs come in the same chart's crds/ (traefik v41.3.0 crds/hub.traefik.io_*.yaml).
+  traefik: { title: "Traefik", groups: ["traefik.io", "hub.traefik.io"] },
   prometheusOperator: { title: "Prometheus Operator", groups: ["monitoring.coreos.com"] },
   gke: {
     title: "GKE's own",
@@ -25,6 +33,8 @@ export type CrdFamily = keyof typeof crdFamilies;
 export type CrdOwner =
   | { readonly kind: "gke"; readonly reason: string }
   | { readonly kind: "chart"; readonly chart: ChartName; readonly reason: string }
+  /** The platform applies the family from a CRD chart (`crdCharts`): CRDs only, server-side, upgraded with the pin. */
+  | { readonly kind: "crd-chart"; readonly crdChart: CrdChartName; readonly reason: string }
   | { readonly kind: "platform"; readonly reason: string }
   | { readonly kind: "pre-installed"; readonly reason: string };
 
@@ -66,6 +76,8 @@ export function describeOwner(owner: CrdOwner): string {
       return `GKE (${owner.reason})`;
     case "chart":
       return `the ${owner.chart} chart (${owner.reason})`;
+    case "crd-chart":
+      return `the ${owner.crdChart} CRD chart (${owner.reason})`;
     case "platform":
       return `the platform (${owner.reason})`;
     case "pre-installed":
@@ -118,7 +130,12 @@ export function crdOwnership(
     };
   }
   if (config.ingress.kind === "traefik") {
-    owners.traefik = { kind: "chart", chart: "traefik", reason: "platform:ingress.kind is traefik" };
+    // Traefik keeps its CRDs in crds/, which Helm never upgrades: the platform applies them from its CRD chart.
+    owners.traefik = {
+      kind: "crd-chart",
+      crdChart: "traefik-crds",
+      reason: "platform:ingress.kind is traefik",
+    };
   }
   for (const o of mesh.crdOwners) owners[o.family] = { kind: "chart", chart: o.chart, reason: o.reason };
 
@@ -129,15 +146,17 @@ export function crdOwnership(
         twoOwners(
           "platform:crds.prometheusOperator",
           "prometheusOperator",
-          "the kube-prometheus-stack chart (platform:monitoring.backend is prometheus)",
+          "the prometheus-operator-crds CRD chart (platform:monitoring.backend is prometheus)",
           "a pre-installed copy (platform:crds.prometheusOperator is pre-installed)",
           'set platform:monitoring.backend to "existing-prometheus" to use the Prometheus already there, or remove platform:crds.prometheusOperator',
         ),
       );
     }
+    // kube-prometheus-stack keeps them in crds/, which Helm never upgrades: the platform applies the same CRDs
+    // from the CRD-only chart at the operator's version, and kube-prometheus-stack installs none.
     owners.prometheusOperator = {
-      kind: "chart",
-      chart: "kubePrometheusStack",
+      kind: "crd-chart",
+      crdChart: "prometheus-operator-crds",
       reason: "platform:monitoring.backend is prometheus",
     };
   } else if (config.monitoring.backend === "existing-prometheus" || declaredPrometheus === "pre-installed") {
@@ -153,10 +172,36 @@ export function needsCertManager(config: Pick<PlatformConfig, "ingress">, mesh: 
   );
 }
 
-/** The chart that owns a family, if a chart does. */
+/** The chart that owns a family through its own release, if a chart does. */
 function ownedByChart(owners: CrdOwners, family: CrdFamily, chart: ChartName): boolean {
   const o = owners[family];
-  return o?.kind === "chart" && o.chart === chart;
+  return o?.kind === "chart" && o.chart === chart && crdChartReplacing(family, chart) === undefined;
+}
+
+/**
+ * The owner of a family as one of the platform's pieces: a chart that keeps the family in `crds/` stands
+ * for its CRD chart (its release never installs them), so an owner named either way means the CRD chart.
+ */
+export function effectiveOwner(owners: CrdOwners, family: CrdFamily): CrdOwner | undefined {
+  const o = owners[family];
+  if (o?.kind !== "chart") return o;
+  const crdChart = crdChartReplacing(family, o.chart);
+  return crdChart ? { kind: "crd-chart", crdChart, reason: o.reason } : o;
+}
+
+/** The CRD charts the platform applies for these owners, in `crdCharts` order. */
+export function crdChartsOf(owners: CrdOwners): CrdChartName[] {
+  return (Object.keys(crdCharts) as CrdChartName[]).filter((c) => {
+    const o = effectiveOwner(owners, crdCharts[c].family);
+    return o?.kind === "crd-chart" && o.crdChart === c;
+  });
+}
+
+/** The owner of a family when a component used on its own installs it: a chart, or the CRD chart that stands in for it. */
+export function ownerFor(family: CrdFamily, chart: ChartName | CrdChartName, reason: string): CrdOwner {
+  if (isCrdChartName(chart)) return { kind: "crd-chart", crdChart: chart, reason };
+  const crdChart = crdChartReplacing(family, chart);
+  return crdChart ? { kind: "crd-chart", crdChart, reason } : { kind: "chart", chart, reason };
 }
 
 /**
@@ -180,6 +225,7 @@ export function crdValues(chart: ChartName, owners: CrdOwners): Record<string, u
       return { crds: { enabled: ownedByChart(owners, "certManager", chart), keep: true } };
     case "trustManager":
       return { crds: { enabled: ownedByChart(owners, "trustManager", chart), keep: true } };
+    // Off unless the release itself owns them; the prometheus-operator-crds CRD chart does wherever the platform does.
     case "kubePrometheusStack":
       return { crds: { enabled: ownedByChart(owners, "prometheusOperator", chart) } };
     default:
@@ -187,8 +233,38 @@ export function crdValues(chart: ChartName, owners: CrdOwners): Record<string, u
   }
 }
 
-/** What a release would install, judged from its final values: the check behind every override. */
-export function crdClaims(chart: ChartName, values: Readonly<Record<string, unknown>>): CrdFamily[] {
+/**
+ * Whether a release skips its chart's `crds/` (Helm's --skip-crds): always for a chart that keeps its CRDs
+ * there, since Helm would install them once and never upgrade them (the platform applies them from a CRD
+ * chart instead); otherwise where its values install no CRDs.
+ */
+export function releaseSkipsCrds(chart: ChartName, values: Readonly<Record<string, unknown>>): boolean {
+  return keepsCrdsInCrdsDir(chart) || crdClaims(chart, values).length === 0;
+}
+
+/** The CRDs prometheus-operator-crds 31.0.1 can render, by its values key (values.yaml `crds.<kind>`). */
+const prometheusOperatorKinds = [
+  "alertmanagerconfigs",
+  "alertmanagers",
+  "podmonitors",
+  "probes",
+  "prometheusagents",
+  "prometheuses",
+  "prometheusrules",
+  "scrapeconfigs",
+  "servicemonitors",
+  "thanosrulers",
+] as const;
+
+/**
+ * What a release (or a CRD chart) would install, judged from its final values and whether it skips its
+ * chart's `crds/`: the check behind every override.
+ */
+export function crdClaims(
+  chart: ChartName,
+  values: Readonly<Record<string, unknown>>,
+  skipCrds = false,
+): CrdFamily[] {
   const flag = (path: string, fallback: boolean): boolean => {
     let cur: unknown = values;
     for (const p of path.split(".")) cur = (cur as Record<string, unknown> | undefined)?.[p];
@@ -207,23 +283,33 @@ export function crdClaims(chart: ChartName, values: Readonly<Record<string, unkn
       return flag("crds.enabled", false) || flag("installCRDs", false) ? ["certManager"] : [];
     case "trustManager":
       return flag("crds.enabled", true) ? ["trustManager"] : [];
+    // Its crds subchart keeps them in crds/ (charts/crds/crds/ at 88.5.3), which --skip-crds skips too.
     case "kubePrometheusStack":
-      return flag("crds.enabled", true) ? ["prometheusOperator"] : [];
+      return !skipCrds && flag("crds.enabled", true) ? ["prometheusOperator"] : [];
+    // Each CRD is a template behind `crds.<kind>.enabled`, true by default (charts/crds/templates at 31.0.1).
+    case "prometheusOperatorCrds":
+      return prometheusOperatorKinds.some((k) => flag(`crds.${k}.enabled`, true))
+        ? ["prometheusOperator"]
+        : [];
     case "istioBase":
       return flag("base.enableCRDTemplates", true) ? ["istio"] : [];
     case "traefik":
       // Its crds/ directory: Traefik's own CRDs only from chart 40.2.0 on (no Gateway API).
-      return ["traefik"];
+      return skipCrds ? [] : ["traefik"];
     default:
       return [];
   }
 }
 
-/** A release as the ownership check sees it. */
+/** A release, or a CRD chart, as the ownership check sees it. */
 export interface ReleaseClaim {
   readonly release: string;
   readonly chart: ChartName;
   readonly values: Readonly<Record<string, unknown>>;
+  /** The release skips its chart's crds/. @default as the platform installs it (`releaseSkipsCrds`); never for a CRD chart */
+  readonly skipCrds?: boolean;
+  /** It is this CRD chart, not a Helm release. @default a Helm release */
+  readonly crdChart?: CrdChartName;
 }
 
 /**
@@ -234,15 +320,19 @@ export interface ReleaseClaim {
 export function crdClaimProblems(owners: CrdOwners, releases: readonly ReleaseClaim[]): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   for (const r of releases) {
-    for (const family of crdClaims(r.chart, r.values)) {
-      const owner = owners[family];
-      if (owner && owner.kind === "chart" && owner.chart === r.chart) continue;
+    const skip = r.skipCrds ?? (r.crdChart ? false : releaseSkipsCrds(r.chart, r.values));
+    for (const family of crdClaims(r.chart, r.values, skip)) {
+      const owner = effectiveOwner(owners, family);
+      if (!r.crdChart && owner?.kind === "chart" && owner.chart === r.chart) continue;
+      if (r.crdChart && owner?.kind === "crd-chart" && owner.crdChart === r.crdChart) continue;
       problems.push(
         twoOwners(
           `platform:overrides.charts.${r.release}`,
           family,
           owner ? describeOwner(owner) : "nobody (the environment does not need them)",
-          `Helm release ${r.release} (its values would install them)`,
+          r.crdChart
+            ? `the ${r.crdChart} CRD chart (its values would apply them)`
+            : `Helm release ${r.release} (its values would install them)`,
           `leave the ${r.chart} chart's CRD values to the platform (lib/crds derives them)`,
         ),
       );

@@ -2,9 +2,14 @@ import * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import {
   checkCrdClaims,
+  crdCharts,
+  crdChartsOf,
   crdClaims,
   crdFamilies,
   crdValues,
+  ownerFor,
+  releaseSkipsCrds,
+  type CrdChartName,
   type CrdFamily,
   type CrdOwner,
   type CrdOwners,
@@ -40,16 +45,20 @@ export interface ChartContext {
 }
 
 /**
- * The chart context of a component used on its own, without a plan: each chart owns the CRD families
- * named here, GKE owns the Gateway API (its standard channel) and its own CRDs, and nothing is overridden.
+ * The chart context of a component used on its own, without a plan: each chart (or CRD chart) owns the
+ * CRD families named here, GKE owns the Gateway API (its standard channel) and its own CRDs, and nothing
+ * is overridden. A chart that keeps a family in `crds/` (Traefik, kube-prometheus-stack) stands for the CRD
+ * chart that applies it (lib/crds `crdCharts`), since Helm would never upgrade it.
  */
-export function standaloneCharts(owned: Readonly<Partial<Record<CrdFamily, PinnedChart>>>): ChartContext {
+export function standaloneCharts(
+  owned: Readonly<Partial<Record<CrdFamily, PinnedChart | CrdChartName>>>,
+): ChartContext {
   const owners: Partial<Record<CrdFamily, CrdOwner>> = {
     gke: { kind: "gke", reason: "installed with every GKE cluster" },
     gatewayApi: { kind: "gke", reason: "GKE serves the Gateway API on its standard channel" },
   };
-  for (const [family, chart] of Object.entries(owned) as [CrdFamily, PinnedChart][]) {
-    owners[family] = { kind: "chart", chart, reason: "installed by this component" };
+  for (const [family, chart] of Object.entries(owned) as [CrdFamily, PinnedChart | CrdChartName][]) {
+    owners[family] = ownerFor(family, chart, "installed by this component");
   }
   return { owners, overrides: {} };
 }
@@ -96,12 +105,14 @@ export interface PinnedReleaseArgs {
  * A Helm release of a pinned chart (lib/versions). Its CRD flags come from the CRD ownership table,
  * its final values are checked against that table before anything is registered, and a release
  * that installs CRDs is retained on delete: removing it from the stack never deletes CRDs, nor the
- * custom resources that live in them.
+ * custom resources that live in them. A chart's `crds/` never comes in through its release: Helm would
+ * install those CRDs once and never upgrade them, so a CRD chart applies them (`crdChart`).
  */
 export function pinnedRelease(args: PinnedReleaseArgs): k8s.helm.v3.Release {
   const pin = charts[args.chart];
   const values = finalValues(args.chart, args.values, args.charts, args.name);
-  checkCrdClaims(args.charts.owners, [{ release: args.name, chart: args.chart, values }]);
+  const skipCrds = releaseSkipsCrds(args.chart, values);
+  checkCrdClaims(args.charts.owners, [{ release: args.name, chart: args.chart, values, skipCrds }]);
   checkValueKeys(
     args.chart,
     args.version ?? pin.version,
@@ -109,7 +120,8 @@ export function pinnedRelease(args: PinnedReleaseArgs): k8s.helm.v3.Release {
     values,
     args.charts.overrides[args.name],
   );
-  const claims = crdClaims(args.chart, values);
+  const claims = crdClaims(args.chart, values, skipCrds);
+  const fromCrdChart = crdChartsOf(args.charts.owners).find((c) => crdCharts[c].replaces === args.chart);
   const location = releaseChart(args);
   return new k8s.helm.v3.Release(
     args.name,
@@ -122,13 +134,15 @@ export function pinnedRelease(args: PinnedReleaseArgs): k8s.helm.v3.Release {
       values,
       // Namespaces are the platform's own objects, with Pod Security and mesh labels.
       createNamespace: false,
-      // A chart that owns no CRDs gets none in from Helm's crds/ directory either (kube-prometheus-stack
-      // and Traefik keep theirs there); templated CRDs follow the values.
-      skipCrds: claims.length === 0,
+      // Helm's crds/ directory only where the chart owns CRDs and keeps none there (kube-prometheus-stack
+      // and Traefik keep theirs there, and their CRD charts apply them); templated CRDs follow the values.
+      skipCrds,
       description:
         claims.length > 0
           ? `installs the ${claims.map((f) => crdFamilies[f].title).join(", ")} CRDs it owns; retained on delete`
-          : "installs no CRDs",
+          : fromCrdChart
+            ? `installs no CRDs: the ${fromCrdChart} CRD chart applies the ones in its crds/, which Helm never upgrades`
+            : "installs no CRDs",
       // Wait for hooks such as cert-manager's startupapicheck, so dependants start against a working API.
       waitForJobs: true,
       timeout: 600,
@@ -147,7 +161,9 @@ export function pinnedRelease(args: PinnedReleaseArgs): k8s.helm.v3.Release {
  * Where Helm finds a release's chart: the chart source's, or a revision's own repository and digest.
  * A chart it cannot find is a config error; the plan reports the same before anything is registered.
  */
-function releaseChart(args: PinnedReleaseArgs): ChartLocation {
+export function releaseChart(
+  args: Pick<PinnedReleaseArgs, "chart" | "charts" | "version" | "from">,
+): ChartLocation {
   const pin = charts[args.chart];
   const source = args.charts.source ?? upstreamCharts;
   const { location, problems } = chartLocation(

@@ -10,8 +10,17 @@ export interface AppWorkloadProps {
   /** Container port, also the readiness and liveness port. */
   readonly port: number;
   readonly replicas: number;
-  /** Readiness path, which the load balancers health-check too. @default / */
+  /** Readiness and startup path, which the load balancers health-check too. @default / */
   readonly readinessPath?: string;
+  /**
+   * A path that answers while the process itself works, without asking its dependencies. @default none:
+   * no liveness probe, so Kubernetes restarts the container when the process exits; a liveness probe on
+   * the readiness path would turn a dependency's outage into restarts of every replica instead of taking
+   * them out of the load balancer.
+   */
+  readonly livenessPath?: string;
+  /** Topology spread constraints of its pods (replicated apps across zones and nodes). @default none */
+  readonly topologySpread?: readonly Record<string, unknown>[];
   /** Seconds the load balancer drains a backend that left it. @default 30 */
   readonly drainingTimeoutSeconds?: number;
   /** Extra pod template labels and annotations (how the mesh reaches the pod's metrics). @default none */
@@ -30,7 +39,13 @@ interface DeploymentJson {
       metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
       spec: {
         serviceAccountName?: string;
-        containers: { lifecycle?: unknown; securityContext?: Record<string, unknown>; ports?: unknown[] }[];
+        containers: {
+          lifecycle?: unknown;
+          securityContext?: Record<string, unknown>;
+          ports?: unknown[];
+          livenessProbe?: unknown;
+        }[];
+        topologySpreadConstraints?: readonly Record<string, unknown>[];
       };
     };
   };
@@ -55,7 +70,7 @@ export function shutdownTiming(drainingTimeoutSeconds: number): {
 /**
  * An app's Deployment (cdk8s-plus-27), secure and rollout-safe by default: non-root, read-only root
  * filesystem, no privilege escalation, all capabilities dropped, RuntimeDefault seccomp; readiness and
- * liveness probes; a preStop delay and grace period that outlast the load balancer's connection
+ * startup probes, and a liveness probe only on a path that checks the process alone; a preStop delay and grace period that outlast the load balancer's connection
  * draining; surge-only rollouts; and, with more than one replica, a PodDisruptionBudget.
  */
 export class AppWorkload extends Construct {
@@ -112,12 +127,16 @@ export class AppWorkload extends Construct {
             periodSeconds: Duration.seconds(5),
             failureThreshold: 30,
           }),
-          liveness: kplus.Probe.fromHttpGet(path, {
-            port: props.port,
-            initialDelaySeconds: Duration.seconds(10),
-            periodSeconds: Duration.seconds(10),
-            failureThreshold: 3,
-          }),
+          ...(props.livenessPath
+            ? {
+                liveness: kplus.Probe.fromHttpGet(props.livenessPath, {
+                  port: props.port,
+                  initialDelaySeconds: Duration.seconds(10),
+                  periodSeconds: Duration.seconds(10),
+                  failureThreshold: 3,
+                }),
+              }
+            : {}),
         },
       ],
     });
@@ -149,6 +168,8 @@ export class AppWorkload extends Construct {
     };
     // Named, so monitors and load balancers can refer to it.
     c.ports = [{ containerPort: props.port, name: "http" }];
+    if (props.topologySpread && props.topologySpread.length > 0)
+      pod.spec.topologySpreadConstraints = props.topologySpread;
     this.deployment = new ApiObject(this, "deployment", json);
 
     if (props.replicas > 1) {

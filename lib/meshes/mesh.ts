@@ -164,7 +164,11 @@ export interface Mesh {
   /** Keys of `platform:mesh` that only this mesh reads; setting them for another mesh is an error. */
   readonly ownKeys: readonly MeshKey[];
   /** Rules only this mesh has, on the user's input and the resolved environment. */
-  configProblems(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[];
+  /**
+   * The mesh's own rules. Those on the resolved config always run; those that judge keys as the user
+   * wrote them only with the user's `input` (absent for a config built in code).
+   */
+  configProblems(input: EnvironmentInput | undefined, config: PlatformConfig): ConfigProblem[];
 
   // ---- installation ----
   /** The Helm releases the mesh installs, in install order. */

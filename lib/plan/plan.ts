@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import {
   ConfigError,
   checkRules,
+  configRules,
   configWarnings,
   assembleEnvironment,
   configKeyProblems,
@@ -66,8 +67,12 @@ export interface NamespacePlan {
 /** One app, every fact about it derived once. */
 export interface AppPlan {
   readonly app: App;
-  /** The path of its readiness, startup and liveness probes, which load balancers health-check too. */
+  /** The path of its readiness and startup probes, which load balancers health-check too. */
   readonly probePath: string;
+  /** The path of its liveness probe, where it has one. */
+  readonly livenessPath?: string;
+  /** Spread its replicas across zones and nodes (any app with more than one). */
+  readonly spread: boolean;
   /** How it is exposed, in the exposure API's terms; absent when it is reachable in the cluster only. */
   readonly exposure?: Exposure;
   /** A Google load balancer (GKE Gateway or GCE Ingress) sends to its pods directly, outside the mesh. */
@@ -154,13 +159,8 @@ export function resolvePlan(
 export function planFor(config: PlatformConfig, input?: EnvironmentInput, source?: string): Plan {
   const mesh = meshFor(config.mesh);
   const problems: ConfigProblem[] = [
-    ...(input
-      ? [
-          ...checkRules(input, config),
-          ...mesh.configProblems(input, config),
-          ...otherMeshKeyProblems(mesh, input),
-        ]
-      : []),
+    ...(input ? [...checkRules(input, config), ...otherMeshKeyProblems(mesh, input)] : configRules(config)),
+    ...mesh.configProblems(input, config),
     ...meshDashboardProblems(config, mesh),
     ...meshTrafficRules(config, mesh),
   ];
@@ -361,6 +361,9 @@ function appPlan(config: PlatformConfig, mesh: Mesh, app: App): AppPlan {
   return {
     app,
     probePath: probePathOf(app),
+    livenessPath: app.livenessPath,
+    // Replicas in one zone or on one node go down together; a disruption budget does not help then.
+    spread: app.replicas > 1,
     exposure: app.expose && { name: app.name, namespace: app.namespace, port: app.port, ...app.expose },
     fromGoogleLoadBalancer: app.expose?.via.some((v) => v === "gke-gateway" || v === "gce-ingress") ?? false,
     loadBalancerSources: [
@@ -426,6 +429,9 @@ export function accessGrants(config: PlatformConfig, mesh: Mesh, app: App): Acce
   const probeCallers = [...(mesh.probesThroughPolicy ? [cluster] : []), ...healthChecks];
   if (probeCallers.length > 0)
     grants.push({ callers: probeCallers, methods: ["GET"], paths: [probePathOf(app)] });
+  // kubelet alone probes liveness; load balancers health-check the readiness path only.
+  if (app.livenessPath && mesh.probesThroughPolicy)
+    grants.push({ callers: [cluster], methods: ["GET"], paths: [app.livenessPath] });
   if (app.metrics && mesh.appScrape({ port: app.port, path: app.metrics.path }).throughPolicy)
     grants.push({ callers: [cluster], methods: ["GET"], paths: [app.metrics.path] });
   if (app.expose) {

@@ -1,7 +1,7 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { Chart } from "cdk8s";
-import { deployChart, newChart, type MonitoringRef } from "../deploy";
+import { deployChart, newChart, zoneSpread, type MonitoringRef } from "../deploy";
 import {
   AppMonitor,
   AppService,
@@ -26,8 +26,18 @@ export interface AppArgs {
   readonly port: number;
   /** Replicas of the Deployment. @default 2 */
   readonly replicas?: number;
-  /** The path of its readiness, startup and liveness probes, which load balancers health-check too. @default "/" */
+  /** The path of its readiness and startup probes, which load balancers health-check too. @default "/" */
   readonly probePath?: string;
+  /**
+   * A path that answers while the process itself works, for a liveness probe. @default none: no
+   * liveness probe, so a dependency's outage takes replicas out of the load balancer, never restarts them
+   */
+  readonly livenessPath?: string;
+  /**
+   * Spread the replicas across zones and nodes, preferred, never required. @default true with more
+   * than one replica
+   */
+  readonly spread?: boolean;
   /** Metrics path on the app's port: a monitor scrapes it where `monitoring` is given. @default no metrics */
   readonly metricsPath?: string;
   /** How the app is exposed: its Service gets the one NEG annotation every way needs. @default reachable in the cluster only */
@@ -113,6 +123,11 @@ export class App extends pulumi.ComponentResource {
       port: args.port,
       replicas: args.replicas ?? 2,
       readinessPath: args.probePath ?? "/",
+      livenessPath: args.livenessPath,
+      topologySpread:
+        (args.spread ?? (args.replicas ?? 2) > 1)
+          ? zoneSpread({ "app.kubernetes.io/name": args.name })
+          : undefined,
       drainingTimeoutSeconds: args.drainingTimeoutSeconds ?? 30,
       podMetadata: args.monitoring ? scrape?.pod : undefined,
     });

@@ -254,6 +254,8 @@ export class Platform extends pulumi.ComponentResource {
             port: a.app.port,
             replicas: a.app.replicas,
             probePath: a.probePath,
+            livenessPath: a.livenessPath,
+            spread: a.spread,
             metricsPath: a.app.metrics?.path,
             exposure: a.exposure,
             loadBalancerSources: a.loadBalancerSources,

@@ -11,7 +11,9 @@ import { stageGraph } from "./graph";
 import { progressReporter } from "./progress";
 import { RenderInputError, displayPath, projectFileOf, readProject, stacksOf } from "./project";
 import { WrongPassphraseError } from "./secrets";
+import { diffRenders, diffSummary, diffYaml, earlierRender, readRenderFolder, resolveDiffBase } from "./diff";
 import { defaultOutDir, renderStack } from "./stack";
+import { httpIndexReader, recordedIndexReader, versionsReport, versionsText } from "./versions";
 
 /**
  * The command line: `gke-mesh-platform render <program dir> [--stack S]`, and in this repository
@@ -48,6 +50,11 @@ export const renderFlags: readonly Flag[] = [
     name: "--charts",
     value: "dir",
     help: "a folder of the pinned charts: template every release with helm, write cluster-objects.yaml and check the cluster invariants",
+  },
+  {
+    name: "--diff",
+    value: "dir|ref",
+    help: "then compare with an earlier render (its folder, or a git ref rendered again): per component, what is added, changed, removed or replaced; writes diff.yaml",
   },
   { name: "--help", alias: "-h", help: "print this help" },
 ];
@@ -113,27 +120,80 @@ export interface CliIo {
   readonly registerTypeScript: boolean;
 }
 
-function processIo(): CliIo {
+function processIo(command: string | undefined): CliIo {
+  const script = process.env.npm_lifecycle_event;
   return {
     cwd: process.cwd(),
     stdout: (text) => console.log(text),
     stderr: (text) => console.error(text),
-    // The repository's npm script runs this file through tsx; users run the package's command.
+    // The repository's npm scripts (render, versions) run this file through tsx; users run the package's command.
     invokedAs:
-      process.env.npm_lifecycle_event === "render" ? "npm run render --" : "gke-mesh-platform render",
+      script !== undefined && script === command
+        ? `npm run ${script} --`
+        : `gke-mesh-platform${command && Object.hasOwn(commands, command) ? ` ${command}` : ""}`,
     registerTypeScript: true,
   };
 }
 
 const commands: Readonly<Record<string, (args: readonly string[], io: CliIo) => Promise<number>>> = {
   render,
+  versions,
 };
 
+/** The options of `versions`. */
+export const versionsFlags: readonly Flag[] = [
+  { name: "--json", help: "print the report as JSON" },
+  { name: "--offline", help: "do not ask the chart repositories; list the pins and the recorded advisories" },
+  {
+    name: "--index-dir",
+    value: "dir",
+    help: "compare with recorded Helm repository indexes in this folder (<host>.yaml, such as charts.jetstack.io.yaml) instead of asking the repositories",
+  },
+  { name: "--help", alias: "-h", help: "print this help" },
+];
+
+/**
+ * `versions`: every pin, how far behind upstream it is where the repositories answer, and the known
+ * advisories that reach it. Exit 0 whatever it finds: it reports, it does not gate.
+ */
+async function versions(args: readonly string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseFlags(args, versionsFlags);
+  if (flags.has("--help")) {
+    io.stdout(
+      [
+        `usage: ${io.invokedAs} [options]`,
+        "",
+        "Lists every chart, CRD bundle and image the package pins, with its source, app version and CRDs;",
+        "asks each chart repository for its index.yaml and says how far each pin is behind; lists the",
+        "known advisories that reach a pin. Offline, it says so and lists the pins and advisories.",
+        "",
+        "options:",
+        ...flagLines(versionsFlags),
+      ].join("\n"),
+    );
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`it takes no arguments, not ${positionals.join(" ")}`);
+  if (flags.has("--offline") && flags.has("--index-dir"))
+    throw new UsageError("--offline and --index-dir both say where upstream is: give one");
+  const dir = flags.get("--index-dir") as string | undefined;
+  if (dir !== undefined && !fs.existsSync(path.resolve(io.cwd, dir)))
+    throw new UsageError(`--index-dir ${dir}: no such folder`);
+  const reader = flags.has("--offline")
+    ? undefined
+    : dir !== undefined
+      ? recordedIndexReader(path.resolve(io.cwd, dir))
+      : httpIndexReader();
+  const report = await versionsReport(reader);
+  io.stdout(flags.has("--json") ? JSON.stringify(report, null, 2) : versionsText(report));
+  return 0;
+}
+
 /** Runs the command line `argv` (without node and the script). Returns the exit code. */
-export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+export async function main(argv: readonly string[], io: CliIo = processIo(argv[0])): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command === undefined) throw new UsageError("give a command: render");
+    if (command === undefined) throw new UsageError(`give a command: ${Object.keys(commands).join(" or ")}`);
     if (command === "--help" || command === "-h" || command === "help") {
       io.stdout(generalHelp());
       return 0;
@@ -201,12 +261,23 @@ async function render(args: readonly string[], io: CliIo): Promise<number> {
     );
   }
   const out = (flags.get("--out") as string | undefined) ?? defaultOutDir(dir, project.name, chosen, io.cwd);
+  const chartsDir = flags.has("--charts") ? path.resolve(io.cwd, flags.get("--charts") as string) : undefined;
+  // The earlier render is read (or rendered) first: --diff may name the folder this render overwrites.
+  const diffArg = flags.get("--diff") as string | undefined;
+  const base =
+    diffArg === undefined
+      ? undefined
+      : resolveDiffBase(diffArg, { cwd: io.cwd, programDir: dir, invokedAs: io.invokedAs, stack: chosen });
+  if (base && "error" in base) throw new UsageError(base.error);
+  const earlier = base
+    ? await earlierRender(base, { programDir: dir, stack: chosen, chartsDir, onNote: io.stderr })
+    : undefined;
   const rendered = await renderStack({
     program: dir,
     stack: chosen,
     out: path.resolve(io.cwd, out),
     registerTypeScript: io.registerTypeScript,
-    chartsDir: flags.has("--charts") ? path.resolve(io.cwd, flags.get("--charts") as string) : undefined,
+    chartsDir,
     onProgress: progressReporter(`${project.name}/${chosen}`, io.stderr),
     onUndecrypted: ({ keys, reason }) =>
       io.stderr(
@@ -218,6 +289,15 @@ async function render(args: readonly string[], io: CliIo): Promise<number> {
   io.stdout(safetySummary(rendered.violations));
   if (rendered.cluster) io.stdout(clusterSummary(rendered.cluster));
   if (flags.has("--stages")) io.stdout(`\n${stageGraph(rendered.result.resources)}`);
+  if (base && earlier) {
+    const after = path.isAbsolute(out) ? out : path.normalize(out);
+    const diff = diffRenders(earlier, readRenderFolder(rendered.outDir, rendered.files), {
+      before: base.label,
+      after,
+    });
+    fs.writeFileSync(path.join(rendered.outDir, "diff.yaml"), diffYaml(diff));
+    io.stdout(diffSummary(diff));
+  }
   // A broken safety invariant, or what would fail on the cluster, fails the render.
   return rendered.violations.length > 0 || (rendered.cluster?.findings.length ?? 0) > 0 ? 1 : 0;
 }
@@ -300,6 +380,7 @@ function generalHelp(): string {
     "gke-mesh-platform: review a Pulumi program that uses gke-mesh-platform, offline.",
     "",
     "usage: gke-mesh-platform render [<program dir>] [options]   render a stack (see render --help)",
+    "       gke-mesh-platform versions [options]                   the pinned upstreams, against upstream (see versions --help)",
     "       gke-mesh-platform --help | --version",
   ].join("\n");
 }
@@ -319,6 +400,8 @@ function renderHelp(invokedAs: string): string {
     "",
     "With --charts, each Helm release is templated by helm from the chart folder (fetch the pinned charts",
     "with the helm pull commands the render prints for any it lacks) and the cluster invariants are checked.",
+    "With --diff, the new files are compared with an earlier render's (a folder, or a git ref of the program's",
+    "repository, rendered again in a temporary worktree): what is replaced names the field and the upstream code.",
     "",
     "Every render checks the safety invariants (docs/safety.md) and lists them; a violated one fails it.",
     "",

@@ -1,6 +1,7 @@
 import type { ClusterInput, KubeObject } from "../cluster";
 import type { Tier } from "../config";
-import { helmReleases, kubernetesObjects } from "./files";
+import { applyOrder } from "./graph";
+import { helmCharts, helmReleases, isCrdChart, kubernetesObjects } from "./files";
 import type { RenderResult } from "./run";
 
 /** A render, as the cluster tier reads it: the platform's objects, its releases, what GKE serves. */
@@ -11,19 +12,24 @@ export function clusterInputOf(label: string, tier: Tier, result: RenderResult):
         monitoringConfig?: { managedPrometheus?: { enabled?: boolean } };
       }
     | undefined;
+  // Helm releases, and the charts the provider applies object by object (the CRD charts), in apply order.
+  const templated = new Set([...helmReleases(result), ...helmCharts(result)]);
   return {
     label,
     tier,
     objects: kubernetesObjects(result).map((r) => r.inputs as unknown as KubeObject),
-    releases: helmReleases(result).map((r) => ({
-      name: String(r.inputs.name),
-      namespace: String(r.inputs.namespace),
-      chart: String(r.inputs.chart),
-      version: String(r.inputs.version),
-      repo: String((r.inputs.repositoryOpts as { repo?: string } | undefined)?.repo ?? ""),
-      values: (r.inputs.values ?? {}) as Record<string, unknown>,
-      skipCrds: r.inputs.skipCrds === true,
-    })),
+    releases: applyOrder(result.resources)
+      .filter((r) => templated.has(r))
+      .map((r) => ({
+        name: String(r.inputs.name),
+        namespace: String(r.inputs.namespace),
+        chart: String(r.inputs.chart),
+        version: String(r.inputs.version),
+        repo: String((r.inputs.repositoryOpts as { repo?: string } | undefined)?.repo ?? ""),
+        values: (r.inputs.values ?? {}) as Record<string, unknown>,
+        skipCrds: r.inputs.skipCrds === true,
+        ...(isCrdChart(r) ? { crdsOnly: true } : {}),
+      })),
     gke: {
       // A cluster made elsewhere says its channel through the stack's output.
       gatewayApi:

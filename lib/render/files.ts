@@ -76,17 +76,42 @@ function certificateLines(result: RenderResult): string[] {
 }
 
 const helmReleaseType = "kubernetes:helm.sh/v3:Release";
+const helmChartType = "kubernetes:helm.sh/v4:Chart";
+const crdChartNote = "CRDs only, server-side applied, upgraded with the pin";
 
 /** Kubernetes objects the program creates itself (not through a Helm chart), in apply order. */
 export function kubernetesObjects(result: RenderResult): RenderedResource[] {
   return applyOrder(result.resources).filter(
-    (r) => r.type.startsWith("kubernetes:") && r.type !== helmReleaseType && !r.read,
+    (r) => r.type.startsWith("kubernetes:") && r.type !== helmReleaseType && !r.remote && !r.read,
   );
 }
 
 export function helmReleases(result: RenderResult): RenderedResource[] {
   return applyOrder(result.resources).filter((r) => r.type === helmReleaseType);
 }
+
+/**
+ * The charts the provider renders and applies object by object (helm.v4.Chart, server-side), in apply
+ * order: the platform's CRD charts.
+ */
+export function helmCharts(result: RenderResult): RenderedResource[] {
+  return applyOrder(result.resources).filter((r) => r.type === helmChartType);
+}
+
+/** What a CRD chart is: its transforms keep only CRDs, retain them and force the apply. */
+export function isCrdChart(r: RenderedResource): boolean {
+  const c = r.children;
+  return (
+    r.type === helmChartType &&
+    c !== undefined &&
+    c.crdsOnly &&
+    c.crd.retainOnDelete &&
+    c.crd.annotations[patchForceAnnotation] === "true"
+  );
+}
+
+// pulumi-kubernetes provider v4.25.0 pkg/metadata/annotations.go AnnotationPatchForce (lib/deploy/crdChart.ts sets it).
+const patchForceAnnotation = "pulumi.com/patchForce";
 
 function resourcesYaml(result: RenderResult): string {
   const order = new Map(applyOrder(result.resources).map((r, i) => [r.key, i]));
@@ -101,10 +126,12 @@ function resourcesYaml(result: RenderResult): string {
       name: r.name,
       ...(r.parent ? { parent: r.parent } : {}),
       ...(r.custom ? {} : { component: true }),
+      ...(r.remote ? { remote: true } : {}),
       ...(r.read ? { read: true } : {}),
       ...(r.provider ? { provider: r.provider } : {}),
       ...nonDefaultOptions(r),
       ...(r.dependsOn.length > 0 ? { dependsOn: r.dependsOn } : {}),
+      ...(r.children ? { children: sortKeys(r.children) } : {}),
       ...(r.custom ? { inputs: sortKeys(r.inputs) } : {}),
     })),
     outputs: sortKeys(result.outputs),
@@ -138,7 +165,9 @@ function manifestsYaml(result: RenderResult): string {
 }
 
 function helmReleasesYaml(result: RenderResult): string {
-  const releases = helmReleases(result).map((r) => {
+  const charts = new Set(helmCharts(result));
+  const listed = applyOrder(result.resources).filter((r) => r.type === helmReleaseType || charts.has(r));
+  const releases = listed.map((r) => {
     const i = r.inputs as {
       name?: string;
       namespace?: string;
@@ -149,16 +178,24 @@ function helmReleasesYaml(result: RenderResult): string {
       skipCrds?: boolean;
       description?: string;
     };
+    // A helm.v4.Chart: each object its own resource, its CRDs' options from the chart's transforms.
+    const chart = r.type === helmChartType;
+    const note = chart
+      ? isCrdChart(r)
+        ? crdChartNote
+        : "each object server-side applied as its own resource"
+      : i.description;
     return {
       name: i.name ?? r.name,
       namespace: i.namespace ?? "default",
       repository: i.repositoryOpts?.repo ?? "",
       chart: i.chart ?? "",
       version: i.version ?? "",
+      ...(chart ? { resource: "helm.v4.Chart" } : {}),
       crds: {
         installedByChart: i.skipCrds !== true,
-        retainOnDelete: r.options.retainOnDelete,
-        ...(i.description ? { note: i.description } : {}),
+        retainOnDelete: chart ? (r.children?.crd.retainOnDelete ?? false) : r.options.retainOnDelete,
+        ...(note ? { note } : {}),
       },
       values: sortKeys(i.values ?? {}),
     };

@@ -6,6 +6,17 @@ export {
   type ClusterObjects,
   type ClusterObjectsOptions,
 } from "./clusterObjects";
+export {
+  diffRenders,
+  diffSummary,
+  diffYaml,
+  earlierRender,
+  readRenderFolder,
+  resolveDiffBase,
+  type DiffBase,
+  type RenderDiff,
+  type RenderFiles,
+} from "./diff";
 export { applyOrder, criticalPath, mermaid, stageGraph } from "./graph";
 export { certificatesOf, durationText, helmReleases, kubernetesObjects, renderFiles, summary } from "./files";
 export { autoName, placeholder } from "./mocks";

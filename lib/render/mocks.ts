@@ -109,7 +109,12 @@ export interface MockedResource {
   readonly inputs: Inputs;
 }
 
-/** Mocks that record resolved inputs and answer with derived ids and placeholder outputs. */
+/**
+ * Mocks that record resolved inputs and answer with derived ids and placeholder outputs. A remote
+ * component (a helm.v4.Chart) arrives here too, as `custom: false` with its inputs and its transforms;
+ * its children never do (its provider registers them at deploy), so the render records it as a leaf
+ * and runs its transforms itself (lib/render/run.ts `remoteChildren`).
+ */
 export class OfflineMocks implements pulumi.runtime.Mocks {
   /** Resolved inputs per `type::name`. */
   readonly resources = new Map<string, MockedResource>();

@@ -12,14 +12,35 @@ export interface RenderedOptions {
   readonly replaceOnChanges: readonly string[];
 }
 
+/**
+ * What a remote component's `transforms` make of the children its provider registers at deploy, which
+ * the render never sees: each transform is run on one CustomResourceDefinition and one other object.
+ */
+export interface RemoteChildren {
+  /** A CustomResourceDefinition among its children, after the transforms. */
+  readonly crd: {
+    readonly retainOnDelete: boolean;
+    readonly annotations: Readonly<Record<string, string>>;
+  };
+  /** The transforms refuse every child that is not a CustomResourceDefinition. */
+  readonly crdsOnly: boolean;
+}
+
 /** One resource the program registered, as `pulumi up` would register it. */
 export interface RenderedResource {
   /** `type::name`, unique in a stack. */
   readonly key: string;
   readonly type: string;
   readonly name: string;
-  /** False for component resources (groupings with no cloud object). */
+  /** False for component resources (groupings with no cloud object); true for remote components, as leaves. */
   readonly custom: boolean;
+  /**
+   * A remote component (a multi-language one, such as helm.v4.Chart): its provider registers its children
+   * at deploy, so the render sees its inputs but never its children, and takes it as one deployable leaf.
+   */
+  readonly remote?: boolean;
+  /** For a remote component: what its transforms make of its children. */
+  readonly children?: RemoteChildren;
   /** Read from the cloud or cluster (`.get`), not created by the program. */
   readonly read: boolean;
   /** Key of the parent; undefined for resources directly under the stack. */
@@ -174,7 +195,7 @@ async function assemble(
   // Known only once constructors have finished: the transformation runs inside the base constructor.
   const recorded: Recorded[] = records.map((r) => ({
     ...r,
-    custom: pulumi.CustomResource.isInstance(r.resource),
+    custom: isCustom(r.resource),
   }));
   const keyOf = new Map<pulumi.Resource, string>();
   const byKey = new Map<string, Recorded>();
@@ -232,11 +253,13 @@ async function assemble(
     if (providerKey) dependencies.add(providerKey);
     dependencies.delete(key);
     const parent = parentOf(r);
+    const remote = isRemote(r.resource);
     out.push({
       key,
       type: r.type,
       name: r.name,
       custom: r.custom,
+      ...(remote ? { remote, children: await remoteChildren(r.opts.transforms ?? []) } : {}),
       read: r.opts.id !== undefined,
       parent: parent ? keyOf.get(parent.resource) : undefined,
       provider: providerKey,
@@ -255,6 +278,56 @@ async function assemble(
     });
   }
   return out;
+}
+
+/** A resource with an object in the cloud or cluster: a custom resource, or a remote component taken as one. */
+function isCustom(resource: pulumi.Resource): boolean {
+  return pulumi.CustomResource.isInstance(resource) || isRemote(resource);
+}
+
+/** A remote component: the SDK's ComponentResource keeps the flag as `__remote` (@pulumi/pulumi resource.js). */
+function isRemote(resource: pulumi.Resource): boolean {
+  return (resource as unknown as { __remote?: unknown }).__remote === true;
+}
+
+/** Runs a component's transforms, in order, on one child as its provider would register it. */
+async function transformed(
+  transforms: readonly pulumi.ResourceTransform[],
+  child: pulumi.ResourceTransformArgs,
+): Promise<pulumi.ResourceTransformArgs> {
+  let cur = child;
+  for (const t of transforms) {
+    const result = await t(cur);
+    if (result) cur = { ...cur, props: result.props, opts: result.opts };
+  }
+  return cur;
+}
+
+/** What the transforms make of a CRD child, and whether they refuse any other child. */
+async function remoteChildren(transforms: readonly pulumi.ResourceTransform[]): Promise<RemoteChildren> {
+  const child = (apiVersion: string, kind: string, name: string): pulumi.ResourceTransformArgs => ({
+    custom: true,
+    type: `kubernetes:${apiVersion.includes("/") ? apiVersion : `core/${apiVersion}`}:${kind}`,
+    name,
+    props: { apiVersion, kind, metadata: { name } },
+    opts: {},
+  });
+  const crd = await transformed(
+    transforms,
+    child("apiextensions.k8s.io/v1", "CustomResourceDefinition", "probes.render.example"),
+  );
+  let crdsOnly = false;
+  try {
+    await transformed(transforms, child("v1", "ConfigMap", "probe"));
+  } catch {
+    crdsOnly = true;
+  }
+  const metadata = (await plainValue(crd.props.metadata)) as
+    { annotations?: Record<string, string> } | undefined;
+  return {
+    crd: { retainOnDelete: crd.opts.retainOnDelete ?? false, annotations: { ...metadata?.annotations } },
+    crdsOnly,
+  };
 }
 
 function providersIn(providers: SeenOptions["providers"]): pulumi.ProviderResource[] {

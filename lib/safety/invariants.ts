@@ -1,6 +1,7 @@
 import { crdClaims, crdFamilies, type CrdFamily } from "../crds";
 import { routeMatchesGet } from "../manifests/paths";
 import type { RenderResult } from "../render";
+import type { RemoteChildren } from "../render/run";
 import { charts, gkeAnnotations, type ChartName } from "../versions";
 import { certificateInventory } from "./certificates";
 
@@ -17,12 +18,17 @@ export interface ResourceView {
   readonly protect: boolean;
   /** Undefined where the caller cannot see it (policy packs are not told). */
   readonly retainOnDelete?: boolean;
+  /**
+   * For a remote component (a helm.v4.Chart), what its transforms make of the children its provider
+   * registers; undefined where the caller cannot see it (a policy pack sees the children themselves).
+   */
+  readonly children?: RemoteChildren;
 }
 
 export const invariants = {
   "single-crd-owner": "One owner per CRD family, and no chart installs Gateway API CRDs while GKE owns them.",
   "crd-releases-retained":
-    "CRDs, and Helm releases that install them, are retained on delete; charts keep their CRDs where they can.",
+    "CRDs, Helm releases that install them and the CRDs of CRD charts are retained on delete; charts keep their CRDs where they can.",
   "prod-protected": "Prod clusters have GKE deletion protection and Pulumi protect.",
   "no-plain-secrets": "No private key, token or password in plain inputs.",
   "namespace-pod-security": "Every namespace enforces a Pod Security level.",
@@ -53,6 +59,8 @@ const key = (r: ResourceView) => `${r.type}::${r.name}`;
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 const helmRelease = "kubernetes:helm.sh/v3:Release";
+/** A chart the provider renders and applies object by object: the platform's CRD charts. */
+const helmChart = "kubernetes:helm.sh/v4:Chart";
 const gkeCluster = "gcp:container/cluster:Cluster";
 
 /** Every violation of every invariant among these resources. */
@@ -90,11 +98,15 @@ function chartOf(r: ResourceView): ChartName | undefined {
   return (Object.keys(charts) as ChartName[]).find((c) => charts[c].chart === chart);
 }
 
+/** The families a Helm release or a helm.v4.Chart installs, from its values and whether it skips crds/. */
 function releaseClaims(r: ResourceView): CrdFamily[] {
   const chart = chartOf(r);
   const values = at(r.inputs, "values");
-  return chart ? crdClaims(chart, isObj(values) ? values : {}) : [];
+  return chart ? crdClaims(chart, isObj(values) ? values : {}, at(r.inputs, "skipCrds") === true) : [];
 }
+
+/** Helm releases, and the charts the provider applies (CRD charts): everything that installs a chart's CRDs. */
+const installsCharts = (r: ResourceView): boolean => r.type === helmRelease || r.type === helmChart;
 
 /** A Kubernetes object's kind and metadata, from a render's inputs or a policy's props. */
 function object(r: ResourceView): {
@@ -125,13 +137,18 @@ function singleCrdOwner(resources: readonly ResourceView[]): Violation[] {
   const owners = new Map<CrdFamily, { label: string; resources: string[] }[]>();
   const add = (family: CrdFamily, owner: { label: string; resources: string[] }) =>
     owners.set(family, [...(owners.get(family) ?? []), owner]);
-  for (const r of resources.filter((x) => x.type === helmRelease)) {
+  for (const r of resources.filter(installsCharts)) {
     for (const family of releaseClaims(r)) add(family, { label: key(r), resources: [key(r)] });
   }
+  // Where the children of a helm.v4.Chart are seen (a policy pack), they are that chart's, not a second owner:
+  // the provider names each `<chart resource name>:<object name>` (pkg/provider/yaml/v2/yaml.go Register,
+  // its resource prefix the chart's name by default, pkg/provider/helm/v4/chart.go).
+  const chartPrefixes = resources.filter((r) => r.type === helmChart).map((r) => `${r.name}:`);
   const handWritten = new Map<CrdFamily, string[]>();
   for (const r of resources) {
     const group = at(r.inputs, "spec", "group");
     if (object(r).kind !== "CustomResourceDefinition" || typeof group !== "string") continue;
+    if (chartPrefixes.some((p) => r.name.startsWith(p))) continue;
     const family = (Object.keys(crdFamilies) as CrdFamily[]).find((f) =>
       (crdFamilies[f].groups as readonly string[]).includes(group),
     );
@@ -174,6 +191,16 @@ function crdReleasesRetained(resources: readonly ResourceView[]): Violation[] {
         message: `${key(r)} is not retainOnDelete: removing it from the stack would delete every object of its kind`,
       });
     }
+  }
+  for (const r of resources.filter((x) => x.type === helmChart)) {
+    const claims = releaseClaims(r);
+    // retainOnDelete does not reach a component's children (pulumi-kubernetes#3065): only its transforms retain them.
+    if (claims.length === 0 || r.children === undefined || r.children.crd.retainOnDelete) continue;
+    out.push({
+      invariant: "crd-releases-retained",
+      resource: key(r),
+      message: `${key(r)} applies the ${claims.map((f) => crdFamilies[f].title).join(", ")} CRDs, but its transforms do not retain them on delete: removing it from the stack would delete them and every object in them`,
+    });
   }
   for (const r of resources.filter((x) => x.type === helmRelease)) {
     const claims = releaseClaims(r);
@@ -531,5 +558,6 @@ export function viewsOf(result: RenderResult): ResourceView[] {
       inputs: r.inputs,
       protect: r.options.protect,
       retainOnDelete: r.options.retainOnDelete,
+      ...(r.children ? { children: r.children } : {}),
     }));
 }

@@ -19,6 +19,8 @@ export interface Advisory {
   readonly fixedIn: readonly string[];
   readonly summary: string;
   readonly source: string;
+  /** What a user can do before the package pins a fixed release. */
+  readonly meanwhile?: string;
 }
 
 /** When the list was last checked against the upstreams' advisories. */
@@ -37,6 +39,8 @@ export const advisories: readonly Advisory[] = [
     summary:
       "13 Envoy CVEs in the proxies (CVSS up to 7.7: use-after-free, RBAC fail-open and bypasses, HTTP/2 memory exhaustion), a BackendTLSPolicy that fails open to plaintext on sidecars (GHSA-qm8v-g4f9-qhjx), and an EnvoyFilter pattern that can exhaust istiod",
     source: "istio/istio.io content/en/news/security/istio-security-2026-006/index.md",
+    meanwhile:
+      'run istiod at 1.30.4 or later as a canary revision, with its charts\' digests (docs/istio.md, "Canary upgrades"), and move the apps to it',
   },
 ];
 

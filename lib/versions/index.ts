@@ -10,3 +10,4 @@ export * from "./certificates";
 export * from "./metrics";
 export * from "./sources";
 export * from "./advisories";
+export * from "./replacement";

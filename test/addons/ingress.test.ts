@@ -252,9 +252,16 @@ describe.each(meshes)("Traefik, mesh %s", (mesh) => {
     }
   });
 
-  test("Traefik owns its CRDs (kept); the app's objects wait for it and the ACME issuer", () => {
-    expect(release(result, "traefik").options.retainOnDelete).toBe(true);
-    expect(release(result, "traefik").inputs.skipCrds).toBe(false);
+  test("Traefik's CRDs come from its CRD chart (kept); the app's objects wait for it and the ACME issuer", () => {
+    // The release skips crds/, which Helm would never upgrade; the CRD chart applies them, each retained.
+    expect(release(result, "traefik").options.retainOnDelete).toBe(false);
+    expect(release(result, "traefik").inputs.skipCrds).toBe(true);
+    const crds = result.resources.find(
+      (r) => r.type === "kubernetes:helm.sh/v4:Chart" && r.inputs.name === "traefik-crds",
+    );
+    expect(crds?.inputs).toMatchObject({ chart: "traefik", name: "traefik-crds", skipCrds: false });
+    expect(crds?.children?.crd.retainOnDelete).toBe(true);
+    expect(release(result, "traefik").dependsOn).toContain(crds?.key);
     const route = find(result, "IngressRoute", "shop", "shop");
     expect(route.dependsOn).toEqual(
       expect.arrayContaining([

@@ -34,9 +34,13 @@ describe("Istio, sidecar mode, dev", () => {
         proxy: { resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "1024Mi" } } },
       },
       env: { ENABLE_CA_SERVER: "false", PILOT_ENABLE_GATEWAY_API: "true", ENABLE_NATIVE_SIDECARS: "true" },
+      // istio-cni on Standard: injected pods get istio-validation instead of istio-init (no NET_ADMIN).
+      cni: { enabled: true },
       // The chart's autoscaler owns the replica count; one outside prod.
       autoscaleMin: 1,
       resources: { requests: { cpu: "500m", memory: "2048Mi" }, limits: { memory: "4096Mi" } },
+      // Pod Security restricted needs one; the chart sets none.
+      seccompProfile: { type: "RuntimeDefault" },
     });
   });
 
@@ -130,17 +134,32 @@ describe("Istio, sidecar mode, dev", () => {
     expect(release(result, "istiod").options.retainOnDelete).toBe(false);
   });
 
-  test("no istio-cni or ztunnel in sidecar mode without CNI", () => {
-    expect(result.resources.filter((r) => r.type === RELEASE).map((r) => r.inputs.name)).not.toEqual(
-      expect.arrayContaining(["istio-cni"]),
+  test("on Standard, istio-cni redirects traffic, so app namespaces enforce baseline; no ztunnel in sidecar mode", async () => {
+    const releases = result.resources.filter((r) => r.type === RELEASE).map((r) => r.inputs.name);
+    expect(releases).toContain("istio-cni");
+    expect(releases).not.toContain("ztunnel");
+    // Asked off (or on Autopilot), the proxy's init container needs NET_ADMIN: the namespace is privileged.
+    const initContainer = await renderPlatform({ mesh: { kind: "istio", cni: false }, apps: [shop] });
+    expect(initContainer.resources.filter((r) => r.type === RELEASE).map((r) => r.inputs.name)).not.toContain(
+      "istio-cni",
     );
+    expect(labels(find(initContainer, "Namespace", "shop"))).toMatchObject({
+      "pod-security.kubernetes.io/enforce": "privileged",
+    });
+    // Without istio-cni, istio-system holds istiod alone, which with its seccomp profile fits restricted.
+    expect(labels(find(initContainer, "Namespace", "istio-system"))).toMatchObject({
+      "pod-security.kubernetes.io/enforce": "restricted",
+    });
+    expect(labels(find(result, "Namespace", "istio-system"))).toMatchObject({
+      "pod-security.kubernetes.io/enforce": "privileged",
+    });
   });
 
   test("app namespaces: istio-injection, never istio.io/rev as well; they wait for istiod", () => {
     const ns = find(result, "Namespace", "shop");
     expect(labels(ns)).toMatchObject({
       "istio-injection": "enabled",
-      "pod-security.kubernetes.io/enforce": "privileged",
+      "pod-security.kubernetes.io/enforce": "baseline",
     });
     expect(labels(ns)).not.toHaveProperty(["istio.io/rev"]);
     expect(ns.dependsOn).toEqual([release(result, "istiod").key]);

@@ -62,7 +62,8 @@ describe("Linkerd with cert-manager, dev", () => {
         nativeSidecar: true,
         resources: { cpu: { request: "100m", limit: "" }, memory: { request: "20Mi", limit: "250Mi" } },
       },
-      cniEnabled: false,
+      // linkerd-cni on Standard: no NET_ADMIN init container, so app namespaces enforce restricted.
+      cniEnabled: true,
       // The default network's pod and Service ranges.
       clusterNetworks: "10.4.0.0/14,10.8.0.0/20",
       // Webhook certificates from cert-manager, their CA bundles written by cainjector.
@@ -144,13 +145,11 @@ describe("Linkerd with cert-manager, dev", () => {
 
   test("releases that carry CRDs are retained on delete; the control plane is not", () => {
     const retained = (name: string) => release(result, name).options.retainOnDelete;
-    expect(["cert-manager", "trust-manager", "linkerd-crds", "kube-prometheus-stack"].map(retained)).toEqual([
-      true,
-      true,
-      true,
-      true,
-    ]);
+    expect(["cert-manager", "trust-manager", "linkerd-crds"].map(retained)).toEqual([true, true, true]);
     expect(retained("linkerd-control-plane")).toBe(false);
+    // kube-prometheus-stack carries none: its CRD chart applies them, each CRD retained (test/addons/crdCharts.test.ts).
+    expect(retained("kube-prometheus-stack")).toBe(false);
+    expect(release(result, "kube-prometheus-stack").inputs.skipCrds).toBe(true);
   });
 
   test("order: the control plane waits for its CRDs, the issuer Certificate and the trust roots Bundle", () => {

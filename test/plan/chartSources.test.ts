@@ -4,6 +4,7 @@ import * as os from "os";
 import * as path from "path";
 import * as k8s from "@pulumi/kubernetes";
 import { CertManager } from "../../lib/addons";
+import { crdCharts, crdChartsOf } from "../../lib/crds";
 import { standaloneCharts } from "../../lib/deploy";
 import { charts, istioVersions } from "../../lib/versions";
 import { input, plan, problems, release, render, renderPlatform, RELEASE } from "../helpers";
@@ -73,10 +74,17 @@ test("an HTTPS mirror is a Helm repository holding every chart under its own nam
 });
 
 describe("a folder of the pinned charts", () => {
-  /** A folder with an archive per chart the dev environment installs (the bytes stand in for a .tgz). */
+  /**
+   * A folder with an archive per chart the dev environment installs, its CRD charts' included (the bytes
+   * stand in for a .tgz).
+   */
   function folder(): string {
     const dir = tempDir("charts-");
-    const installed = Object.values(plan(dev).releases).map((r) => charts[r.chart]);
+    const p = plan(dev);
+    const installed = [
+      ...Object.values(p.releases).map((r) => charts[r.chart]),
+      ...crdChartsOf(p.crdOwners).map((c) => charts[crdCharts[c].chart]),
+    ];
     for (const pin of installed)
       fs.writeFileSync(path.join(dir, `${pin.chart}-${pin.version}.tgz`), pin.chart);
     return dir;

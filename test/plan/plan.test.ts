@@ -96,6 +96,7 @@ describe("each fact is derived once, in the plan", () => {
       "trust-manager",
       "cert-manager-istio-csr",
       "istio-base",
+      "istio-cni",
       "istiod-stable",
       "istiod-canary",
       "kube-prometheus-stack",

@@ -94,7 +94,7 @@ test("Istio without trust-manager is refused: istio-csr's pinned roots come from
   );
 });
 
-test("Prometheus: kube-prometheus-stack owning its CRDs, and where monitors go", async () => {
+test("Prometheus: kube-prometheus-stack, its CRDs from their CRD chart, and where monitors go", async () => {
   let monitoring: Prometheus["monitoring"] | undefined;
   const r = await render(() => {
     monitoring = new Prometheus("prom", { provider: provider() }).monitoring;
@@ -128,8 +128,17 @@ test("Prometheus: kube-prometheus-stack owning its CRDs, and where monitors go",
     },
     "kube-state-metrics": { replicas: 1, resources: sized("10m", "64Mi", "256Mi") },
     "prometheus-node-exporter": { resources: sized("10m", "32Mi", "128Mi") },
-    crds: { enabled: true },
+    // Its crds subchart is off: the prometheus-operator-crds CRD chart applies the CRDs.
+    crds: { enabled: false },
   });
+  const crds = r.resources.find((x) => x.type === "kubernetes:helm.sh/v4:Chart");
+  expect(crds?.inputs).toMatchObject({ chart: "prometheus-operator-crds", version: "31.0.1" });
+  expect(crds?.children).toEqual({
+    crd: { retainOnDelete: true, annotations: { "pulumi.com/patchForce": "true" } },
+    crdsOnly: true,
+  });
+  expect(release(r, "kube-prometheus-stack").inputs.skipCrds).toBe(true);
+  expect(release(r, "kube-prometheus-stack").dependsOn).toContain(crds?.key);
   expect(monitoring).toMatchObject({
     backend: "prometheus-operator",
     selectorLabels: { release: "kube-prometheus-stack" },
@@ -150,6 +159,17 @@ test.each([
     providers: { kubernetesCRD: { nativeLBByDefault: boolean } };
   };
   expect(traefik.providers.kubernetesCRD.nativeLBByDefault).toBe(meshed);
+  // Traefik's CRDs from its CRD chart, retained and force-applied; the release skips its crds/.
+  const crds = r.resources.filter((x) => x.type === "kubernetes:helm.sh/v4:Chart");
+  expect(crds.map((c) => [c.inputs.name, c.inputs.chart, c.children])).toEqual([
+    [
+      "traefik-crds",
+      "traefik",
+      { crd: { retainOnDelete: true, annotations: { "pulumi.com/patchForce": "true" } }, crdsOnly: true },
+    ],
+  ]);
+  expect(release(r, "traefik").inputs.skipCrds).toBe(true);
+  expect(release(r, "ingress-nginx").inputs.skipCrds).toBe(true);
   const nginx = values(release(r, "ingress-nginx")) as {
     controller: { podAnnotations?: Record<string, string> };
   };

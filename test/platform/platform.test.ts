@@ -37,7 +37,8 @@ describe("overrides without forking", () => {
     } catch (err) {
       expect((err as ConfigError).problems[0]).toMatchObject({
         path: "platform:overrides.charts.traefik",
-        allowed: "cert-manager, trust-manager, linkerd-crds, linkerd-control-plane, kube-prometheus-stack",
+        allowed:
+          "cert-manager, trust-manager, linkerd-crds, linkerd-cni, linkerd-control-plane, kube-prometheus-stack",
       });
     }
   });

@@ -246,6 +246,7 @@ describe("each example builds what its README says", () => {
     expect(releasesOf(r)).toEqual([
       "cert-manager",
       "kube-prometheus-stack",
+      "linkerd-cni",
       "linkerd-control-plane",
       "linkerd-crds",
       "traefik",

@@ -397,12 +397,8 @@ test("probes-authorized: a Linkerd Server with routes, and the probe path's auth
     ((v.inputs.spec as Obj).targetRef as Obj).name = "elsewhere";
   });
   const found = only(bad);
-  // Readiness, liveness and startup probes all hit /ready.
-  expect(found.map((f) => f.invariant)).toEqual([
-    "probes-authorized",
-    "probes-authorized",
-    "probes-authorized",
-  ]);
+  // Readiness and startup probes both hit /ready (no liveness probe without a livenessPath).
+  expect(found.map((f) => f.invariant)).toEqual(["probes-authorized", "probes-authorized"]);
   expect([...new Set(found.map((f) => f.resource))]).toEqual([
     "kubernetes:apps/v1:Deployment::p-app-shop-shop-deployment-shop-shop",
   ]);
@@ -417,11 +413,7 @@ test("probes-authorized: a Linkerd Server with routes, and the probe path's auth
       ((v.inputs.values as Obj).policyController as Obj).probeNetworks = ["192.168.0.0/16"];
     },
   );
-  expect(only(widened).map((f) => f.invariant)).toEqual([
-    "probes-authorized",
-    "probes-authorized",
-    "probes-authorized",
-  ]);
+  expect(only(widened).map((f) => f.invariant)).toEqual(["probes-authorized", "probes-authorized"]);
   expect(checkInvariants(widened)[0].message).toContain("(a NetworkAuthentication of 192.168.0.0/16)");
 });
 

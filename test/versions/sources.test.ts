@@ -53,12 +53,20 @@ withReference(
         };
         expect(pin.appVersion).toBe(String(meta.appVersion));
         // Helm never upgrades what a chart keeps in crds/ (its own or a subchart's): the pin says where its CRDs are.
-        const crdsDirs = (d: string): string[] =>
-          fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => {
-            if (!e.isDirectory()) return [];
-            const p = path.join(d, e.name);
-            return e.name === "crds" ? [p] : crdsDirs(p);
-          });
+        // A chart's crds/ is beside its Chart.yaml, and its subcharts are under charts/ (a subchart may be named
+        // `crds`, as prometheus-operator-crds' is: its CRDs are templates).
+        const crdsDirs = (chart: string): string[] => {
+          const subcharts = path.join(chart, "charts");
+          return [
+            ...[path.join(chart, "crds")].filter((d) => fs.existsSync(d)),
+            ...(fs.existsSync(subcharts)
+              ? fs
+                  .readdirSync(subcharts, { withFileTypes: true })
+                  .filter((e) => e.isDirectory())
+                  .flatMap((e) => crdsDirs(path.join(subcharts, e.name)))
+              : []),
+          ];
+        };
         const inCrdsDir = crdsDirs(dir).some((d) => fs.readdirSync(d).some((f) => /\.ya?ml$/.test(f)));
         expect((pin as ChartPin).crds?.in === "crds/").toBe(inCrdsDir);
       });

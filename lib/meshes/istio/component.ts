@@ -140,6 +140,9 @@ export function istiodValues(
       // The chart's maximum is 5 (values.yaml autoscaleMax); an autoscaler whose minimum exceeds it is refused.
       ...(replicas > 5 ? { autoscaleMax: replicas } : {}),
       resources: containerResources(s.istiod),
+      // The chart sets none (templates/deployment.yaml renders seccompProfile only when given at 1.30.3),
+      // and Pod Security `restricted` requires one.
+      seccompProfile: { type: "RuntimeDefault" },
       // Every sidecar's istio-proxy (global.proxy.resources, files/injection-template.yaml).
       global: { proxy: { resources: containerResources(s.proxy) } },
     },
@@ -225,8 +228,9 @@ export class Istio extends pulumi.ComponentResource {
     const nsChart = newChart("istio-system");
     new PlatformNamespace(nsChart, "namespace", {
       name: istioNamespace,
-      // istio-cni and ztunnel are privileged node agents; istiod alone fits baseline (it sets no seccomp profile).
-      podSecurity: cni ? "privileged" : "baseline",
+      // istio-cni and ztunnel are privileged node agents that run here; istiod alone, given its seccomp
+      // profile, fits restricted.
+      podSecurity: cni ? "privileged" : "restricted",
     });
     // Retained: it holds the release that owns Istio's CRDs.
     const ns = [...deployChart(`${name}-ns`, nsChart, { ...base, retainOnDelete: true }).values()];

@@ -318,7 +318,7 @@ function revisionVersionProblems(revisions: readonly IstioRevision[]): ConfigPro
   });
 }
 
-function istioProblems(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
+function istioProblems(input: EnvironmentInput | undefined, config: PlatformConfig): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const ambient = config.mesh.dataplane === "ambient";
   if (ambient && config.cluster.mode === "autopilot") {
@@ -341,7 +341,7 @@ function istioProblems(input: EnvironmentInput, config: PlatformConfig): ConfigP
     });
   }
   problems.push(...revisionVersionProblems(config.mesh.istio.revisions ?? []));
-  const wanted = input.mesh?.istio?.defaultRevision;
+  const wanted = input ? input.mesh?.istio?.defaultRevision : config.mesh.istio.defaultRevision;
   if (wanted !== undefined && !names.includes(wanted)) {
     problems.push({
       path: "platform:mesh.istio.defaultRevision",
@@ -365,7 +365,7 @@ function istioProblems(input: EnvironmentInput, config: PlatformConfig): ConfigP
       fix: 'set platform:monitoring.backend to "prometheus", or platform:mesh.istio.mtls to "PERMISSIVE", or remove the apps\' metrics',
     });
   }
-  if (ambient && input.mesh?.cni === false) {
+  if (ambient && input?.mesh?.cni === false) {
     problems.push({
       path: "platform:mesh.cni",
       problem: "is false, but Istio ambient redirects traffic only through istio-cni",

@@ -74,6 +74,8 @@ export class RouteCrdsWait extends Construct {
     const securityContext = {
       runAsNonRoot: true,
       runAsUser: 65532,
+      // Explicit: otherwise the primary group is the image's (kube-score container-security-context-user-group-id).
+      runAsGroup: 65532,
       allowPrivilegeEscalation: false,
       readOnlyRootFilesystem: true,
       capabilities: { drop: ["ALL"] },

@@ -11,7 +11,7 @@ export function noMesh(config: MeshConfig): Mesh {
     title: "no mesh",
     config,
     ownKeys: [],
-    configProblems: (input) => unusedKeyProblems(input),
+    configProblems: (input) => (input ? unusedKeyProblems(input) : []),
     releases: [],
     crdOwners: [],
     needsCertManager: false,
