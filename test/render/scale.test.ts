@@ -54,8 +54,9 @@ test("an app waits only for the add-ons it uses: the mesh's injector, and the mo
     result.resources.find(
       (r) => r.inputs.kind === kind && (r.inputs.metadata as { namespace?: string }).namespace === "app-3",
     ) as RenderedResource;
-  // Linkerd's control plane waits for cert-manager and trust-manager (its identity), linkerd-crds for its CRDs.
-  const mesh = ["cert-manager", "linkerd-control-plane", "linkerd-crds", "trust-manager"];
+  // Linkerd's control plane waits for cert-manager and trust-manager (its identity), linkerd-crds for its
+  // CRDs, and linkerd-cni, which redirects meshed pods' traffic on Standard.
+  const mesh = ["cert-manager", "linkerd-cni", "linkerd-control-plane", "linkerd-crds", "trust-manager"];
   expect(releases(ofApp("Deployment"))).toEqual(mesh);
   expect(releases(ofApp("HTTPRoute"))).toEqual(mesh);
   expect(releases(ofApp("PodMonitor"))).toEqual([...mesh, "kube-prometheus-stack"].sort());
