@@ -138,6 +138,8 @@ function processIo(command: string | undefined): CliIo {
 const commands: Readonly<Record<string, (args: readonly string[], io: CliIo) => Promise<number>>> = {
   render,
   versions,
+  // Loaded when run: the doctor layer sits below the render (docs/architecture.md) and reads a live cluster.
+  doctor: async (args, io) => (await import("../doctor/command")).doctorCommand(args, io),
 };
 
 /** The options of `versions`. */
@@ -381,6 +383,7 @@ function generalHelp(): string {
     "",
     "usage: gke-mesh-platform render [<program dir>] [options]   render a stack (see render --help)",
     "       gke-mesh-platform versions [options]                   the pinned upstreams, against upstream (see versions --help)",
+    "       gke-mesh-platform doctor [options]                     a live cluster's known outages, read-only (see doctor --help)",
     "       gke-mesh-platform --help | --version",
   ].join("\n");
 }

@@ -108,7 +108,7 @@ describe("help and wrong command lines", () => {
   });
 
   test.each([
-    [[], "give a command: render or versions"],
+    [[], "give a command: render or versions or doctor"],
     [["rendr"], 'unknown command "rendr" (did you mean render?)'],
     [["render", "--stak", "good"], "unknown option --stak (did you mean --stack?)"],
     [["render", ".", "--out"], "--out needs a value: --out <dir>"],
