@@ -411,30 +411,10 @@ function caSecret(render: Rendered, cert: Certificate): { namespace: string; nam
   };
 }
 
-async function secretKey(
+/** One key of a Secret (decoded) or a ConfigMap, read through kubectl; undefined where it is absent. */
+async function dataKey(
   cluster: Cluster,
-  namespace: string,
-  secret: string,
-  key: string,
-): Promise<string | undefined> {
-  try {
-    const out = await cluster.kubectl([
-      "get",
-      "secret",
-      secret,
-      "-n",
-      namespace,
-      "-o",
-      `jsonpath={.data.${key.replace(/\./g, "\\.")}}`,
-    ]);
-    return out.trim() ? b64(out) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function configMapKey(
-  cluster: Cluster,
+  kind: "secret" | "configmap",
   namespace: string,
   name: string,
   key: string,
@@ -442,18 +422,24 @@ async function configMapKey(
   try {
     const out = await cluster.kubectl([
       "get",
-      "configmap",
+      kind,
       name,
       "-n",
       namespace,
       "-o",
       `jsonpath={.data.${key.replace(/\./g, "\\.")}}`,
     ]);
-    return out.trim() ? out : undefined;
+    if (!out.trim()) return undefined;
+    return kind === "secret" ? b64(out) : out;
   } catch {
     return undefined;
   }
 }
+
+const secretKey = (cluster: Cluster, namespace: string, secret: string, key: string) =>
+  dataKey(cluster, "secret", namespace, secret, key);
+const configMapKey = (cluster: Cluster, namespace: string, name: string, key: string) =>
+  dataKey(cluster, "configmap", namespace, name, key);
 
 async function verify(dir: string, label: string, caPem: string, leafPem: string): Promise<string> {
   const ca = path.join(dir, `${label}-ca.pem`);
