@@ -92,10 +92,6 @@ export const sources: Partial<Record<ChartName, Source>> = {
       "prometheus-windows-exporter": "values of the prometheus-windows-exporter subchart",
     },
   },
-  // No copy of its values.yaml in upstream/: it is read from the chart's own folder beside it (../charts).
-  prometheusOperatorCrds: {
-    file: `../charts/prometheus-operator-crds-${charts.prometheusOperatorCrds.version}/values.yaml`,
-  },
 };
 
 /** Pinned charts with no recorded key list, and why; their values are checked by the tests that render them. */

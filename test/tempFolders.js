@@ -7,7 +7,16 @@ const fs = require("fs");
 const os = require("os");
 const path = require("path");
 
-const prefixes = ["cdk8s", "gateway-api-", "kubeconfig-", "render-cli-", "charts-", "package-", "render-"];
+const prefixes = [
+  "cdk8s",
+  "gateway-api-",
+  "kubeconfig-",
+  "render-cli-",
+  "charts-",
+  "package-",
+  "render-",
+  "reference-",
+];
 const record = path.join(os.tmpdir(), `gke-mesh-platform-temp-${process.pid}.json`);
 const ours = () => fs.readdirSync(os.tmpdir()).filter((f) => prefixes.some((p) => f.startsWith(p)));
 

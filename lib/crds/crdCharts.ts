@@ -43,14 +43,30 @@ export const crdCharts = {
       serviceAccount: { name: ingressControllerIdentities.traefik.serviceAccount },
     },
   },
-  // prometheus-community's CRD-only chart at kube-prometheus-stack's operator version (lib/versions/charts.ts).
+  // kube-prometheus-stack keeps the Prometheus Operator's CRDs in its `crds` subchart's crds/ (charts/crds/crds at
+  // 88.5.3), which Helm never upgrades: the CRD chart is the pinned kube-prometheus-stack itself, every template
+  // turned off, so the CRDs are always its operator's own version and one pin moves both.
   "prometheus-operator-crds": {
     release: "prometheus-operator-crds",
-    chart: "prometheusOperatorCrds",
+    chart: "kubePrometheusStack",
     family: "prometheusOperator",
     replaces: "kubePrometheusStack",
-    // Its defaults render all ten CRDs and nothing else (values.yaml `crds.<kind>.enabled: true`, charts/crds/templates).
-    values: {},
+    values: {
+      // Each switch turns off the templates behind it (kube-prometheus-stack 88.5.3 values.yaml and templates/):
+      // the rules, Alertmanager, Prometheus, the operator, and the grafana, kube-state-metrics and
+      // prometheus-node-exporter subcharts (Chart.yaml `condition`s). kubernetesServiceMonitors.enabled gates every
+      // ServiceMonitor for the Kubernetes components (templates/exporters); every other template is off by default.
+      defaultRules: { create: false },
+      alertmanager: { enabled: false },
+      prometheus: { enabled: false },
+      prometheusOperator: { enabled: false },
+      grafana: { enabled: false },
+      kubeStateMetrics: { enabled: false },
+      nodeExporter: { enabled: false },
+      kubernetesServiceMonitors: { enabled: false },
+      // The crds subchart's condition (Chart.yaml `crds.enabled`), on by default: said, since it is the point.
+      crds: { enabled: true },
+    },
   },
 } as const satisfies Record<string, CrdChart>;
 

@@ -152,8 +152,8 @@ export function crdOwnership(
         ),
       );
     }
-    // kube-prometheus-stack keeps them in crds/, which Helm never upgrades: the platform applies the same CRDs
-    // from the CRD-only chart at the operator's version, and kube-prometheus-stack installs none.
+    // kube-prometheus-stack keeps them in crds/, which Helm never upgrades: the platform applies them from the
+    // CRD chart (the same chart, every template off), and the kube-prometheus-stack release installs none.
     owners.prometheusOperator = {
       kind: "crd-chart",
       crdChart: "prometheus-operator-crds",
@@ -225,7 +225,8 @@ export function crdValues(chart: ChartName, owners: CrdOwners): Record<string, u
       return { crds: { enabled: ownedByChart(owners, "certManager", chart), keep: true } };
     case "trustManager":
       return { crds: { enabled: ownedByChart(owners, "trustManager", chart), keep: true } };
-    // Off unless the release itself owns them; the prometheus-operator-crds CRD chart does wherever the platform does.
+    // Off unless the release itself owns them; the prometheus-operator-crds CRD chart (kube-prometheus-stack with every
+    // template off) does wherever the platform does.
     case "kubePrometheusStack":
       return { crds: { enabled: ownedByChart(owners, "prometheusOperator", chart) } };
     default:
@@ -241,20 +242,6 @@ export function crdValues(chart: ChartName, owners: CrdOwners): Record<string, u
 export function releaseSkipsCrds(chart: ChartName, values: Readonly<Record<string, unknown>>): boolean {
   return keepsCrdsInCrdsDir(chart) || crdClaims(chart, values).length === 0;
 }
-
-/** The CRDs prometheus-operator-crds 31.0.1 can render, by its values key (values.yaml `crds.<kind>`). */
-const prometheusOperatorKinds = [
-  "alertmanagerconfigs",
-  "alertmanagers",
-  "podmonitors",
-  "probes",
-  "prometheusagents",
-  "prometheuses",
-  "prometheusrules",
-  "scrapeconfigs",
-  "servicemonitors",
-  "thanosrulers",
-] as const;
 
 /**
  * What a release (or a CRD chart) would install, judged from its final values and whether it skips its
@@ -286,11 +273,6 @@ export function crdClaims(
     // Its crds subchart keeps them in crds/ (charts/crds/crds/ at 88.5.3), which --skip-crds skips too.
     case "kubePrometheusStack":
       return !skipCrds && flag("crds.enabled", true) ? ["prometheusOperator"] : [];
-    // Each CRD is a template behind `crds.<kind>.enabled`, true by default (charts/crds/templates at 31.0.1).
-    case "prometheusOperatorCrds":
-      return prometheusOperatorKinds.some((k) => flag(`crds.${k}.enabled`, true))
-        ? ["prometheusOperator"]
-        : [];
     case "istioBase":
       return flag("base.enableCRDTemplates", true) ? ["istio"] : [];
     case "traefik":

@@ -179,20 +179,6 @@ export const charts = {
     appVersion: "v0.93.1",
     crds: { groups: ["monitoring.coreos.com"], in: "crds/" },
   },
-  // The Prometheus Operator's CRDs alone, as templates (its `crds` subchart, values `crds.<kind>.enabled`), from
-  // kube-prometheus-stack's repository: the platform applies them itself, since Helm never upgrades the copy
-  // kube-prometheus-stack keeps in its `crds` subchart's crds/. 31.0.1 carries v0.93.1, kube-prometheus-stack
-  // 88.5.3's operator: its ten CRDs equal that chart's crds/ ones, spec and metadata (helm template, both charts).
-  // Bump the two together, to the same appVersion.
-  prometheusOperatorCrds: {
-    repo: "https://prometheus-community.github.io/helm-charts",
-    chart: "prometheus-operator-crds",
-    version: "31.0.1",
-    source:
-      "prometheus-community/helm-charts prometheus-operator-crds-31.0.1 charts/prometheus-operator-crds/values.yaml",
-    appVersion: "v0.93.1",
-    crds: { groups: ["monitoring.coreos.com"], in: "templates" },
-  },
 } as const satisfies Record<string, ChartPin>;
 
 export type ChartName = keyof typeof charts;

@@ -3,6 +3,7 @@ import * as path from "path";
 import { parser } from "@prometheus-io/lezer-promql";
 import { nameOf, scrapeTargets, type ObjectSet, type Target } from "../../lib/cluster";
 import { istioFacts, linkerdFacts } from "../../lib/versions";
+import { skipReason, upstreamDir } from "../upstream/reference";
 
 /**
  * The dashboard consistency check: every dashboard the platform links (Linkerd's, by grafana.com id) or
@@ -363,8 +364,11 @@ function selectorProblem(
 
 // ---------------------------------------------------------------- what a render ships
 
-/** Where the upstream dashboards are (PROVENANCE-dashboards.md there names their tags and commits). */
-export const dashboardsDir = path.resolve(__dirname, "../../../shared/reference/upstream/dashboards");
+/**
+ * Where the upstream dashboards are, in the reference (test/upstream/reference.ts; PROVENANCE-dashboards.md
+ * there names their tags and commits); undefined where there is no reference.
+ */
+export const dashboardsDir: string | undefined = upstreamDir && path.join(upstreamDir, "dashboards");
 
 /**
  * Linkerd's dashboards by the name the platform links them under (linkerdFacts.grafanaDashboards), as
@@ -384,7 +388,10 @@ export const linkerdDashboardFiles: Readonly<Record<string, string>> = {
 };
 
 /** The dashboards and rules a render ships, or why the dashboards cannot be read here. */
-export function renderQueries(set: ObjectSet, dir = dashboardsDir): { queries: Queries[]; missing?: string } {
+export function renderQueries(
+  set: ObjectSet,
+  dir: string | undefined = dashboardsDir,
+): { queries: Queries[]; missing?: string } {
   const charts = new Set(set.releases.map((r) => r.chart));
   const monitored = set.objects.some((o) =>
     ["PodMonitor", "ServiceMonitor", "PodMonitoring", "ClusterPodMonitoring"].includes(o.kind),
@@ -413,12 +420,13 @@ export function renderQueries(set: ObjectSet, dir = dashboardsDir): { queries: Q
     ])
       files.push({ folder: "istio-1.30.3", file, set: "istio" });
   }
+  if (files.length > 0 && !dir) return { queries, missing: `no upstream dashboards: ${skipReason}` };
   for (const f of files) {
-    const file = path.join(dir, f.folder, f.file);
+    const file = path.join(dir ?? "", f.folder, f.file);
     if (!fs.existsSync(file))
       return {
         queries,
-        missing: `no upstream dashboard at ${file} (see PROVENANCE-dashboards.md in ../shared/reference/upstream)`,
+        missing: `no upstream dashboard at ${file} (see PROVENANCE-dashboards.md in the reference's upstream/)`,
       };
     queries.push({
       object: `Dashboard ${f.folder}/${f.file}`,

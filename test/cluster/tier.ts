@@ -1,5 +1,3 @@
-import * as fs from "fs";
-import * as path from "path";
 import {
   HelmTemplater,
   checkClusterInvariants,
@@ -23,6 +21,7 @@ import {
 import { renderCrossings } from "./renderCrossings";
 import { knownFailures, type KnownFailure } from "./knownFailures";
 import { checkQueries, renderQueries, type QueryFinding } from "./queries";
+import { chartsDir, chartsProblem } from "../upstream/reference";
 
 /**
  * The cluster tier and the combination matrix: every stack, every example, and every combination of
@@ -42,10 +41,11 @@ import { checkQueries, renderQueries, type QueryFinding } from "./queries";
  *
  * Beside the invariants, the dashboard consistency check (test/cluster/queries.ts, `queries-served`): every
  * dashboard the render links or its mesh ships, and every rule in its object set, asks only for series its
- * monitors produce. The dashboards are read from ../shared/reference/upstream/dashboards; where they are
+ * monitors produce. The dashboards are read from the reference's upstream/dashboards; where they are
  * missing the dashboards are skipped, saying why, and the rules are still checked.
  *
- * CHARTS_DIR names the chart folder (default ../shared/reference/charts), HELM the helm binary (default:
+ * The pinned charts are the reference's (test/upstream/reference.ts: `npm run reference` makes it from
+ * ../shared/reference; CHARTS_DIR names another chart folder), HELM the helm binary (default:
  * helm on PATH, or the one .ci/run builds). Where either is missing, the tier skips and says why; with
  * CI=true it fails instead.
  */
@@ -56,17 +56,14 @@ interface Occurrence {
   readonly finding: ClusterFinding | QueryFinding;
 }
 
-const root = path.resolve(__dirname, "../..");
-
 async function main(): Promise<number> {
   const started = Date.now();
-  const chartsDir = path.resolve(root, process.env.CHARTS_DIR ?? "../shared/reference/charts");
   const helm = findHelm();
   const missing = [
     ...(helm ? [] : ["no helm binary (set HELM, put helm on PATH, or run .ci/run, which builds one)"]),
-    ...(fs.existsSync(chartsDir) ? [] : [`no chart folder at ${chartsDir} (set CHARTS_DIR)`]),
+    ...(chartsProblem ? [chartsProblem] : []),
   ];
-  if (missing.length > 0 || !helm) {
+  if (missing.length > 0 || !helm || !chartsDir) {
     const reason = `cluster tier: ${missing.join("; ")}`;
     if (process.env.CI === "true") {
       console.error(`${reason}: CI must run it`);

@@ -19,6 +19,7 @@ import { clusterInputOf, renderFiles, type RenderResult, type RenderedResource }
 import { checkInvariants, viewsOf, type ResourceView } from "../../lib/safety";
 import { charts, supportedKubernetes } from "../../lib/versions";
 import { release, render, renderPlatform } from "../helpers";
+import { chartsDir as referenceCharts, chartsProblem } from "../upstream/reference";
 
 /**
  * Helm never upgrades CRDs a chart keeps in crds/ (HIP-0011): Traefik's and kube-prometheus-stack's. The
@@ -27,9 +28,8 @@ import { release, render, renderPlatform } from "../helpers";
  */
 
 const CHART = "kubernetes:helm.sh/v4:Chart";
-const root = path.resolve(__dirname, "../..");
-/** The reference charts (CHARTS_DIR, as the cluster tier reads it). */
-const chartsDir = path.resolve(root, process.env.CHARTS_DIR ?? "../shared/reference/charts");
+/** The reference's pinned charts (test/upstream/reference.ts, as the cluster tier reads them). */
+const chartsDir = referenceCharts ?? "";
 const retainedAndForced = {
   crd: { retainOnDelete: true, annotations: { [patchForceAnnotation]: "true" } },
   crdsOnly: true,
@@ -65,10 +65,10 @@ describe("a platform with Traefik and its own Prometheus", () => {
       {
         name: "prometheus-operator-crds",
         namespace: "monitoring",
-        chart: "prometheus-operator-crds",
-        version: charts.prometheusOperatorCrds.version,
-        repositoryOpts: { repo: charts.prometheusOperatorCrds.repo },
-        values: {},
+        chart: "kube-prometheus-stack",
+        version: charts.kubePrometheusStack.version,
+        repositoryOpts: { repo: charts.kubePrometheusStack.repo },
+        values: crdCharts["prometheus-operator-crds"].values,
         skipCrds: false,
       },
       {
@@ -129,7 +129,7 @@ describe("a platform with Traefik and its own Prometheus", () => {
       parent: "gke-mesh-platform:addons:Prometheus::platform-prometheus",
       remote: true,
       children: retainedAndForced,
-      inputs: { chart: "prometheus-operator-crds", version: "31.0.1" },
+      inputs: { chart: "kube-prometheus-stack", version: "88.5.3", values: { crds: { enabled: true } } },
     });
     // A chart is not a Kubernetes object of the program's: manifests.yaml leaves it out.
     expect(files["manifests.yaml"]).not.toContain("helm.sh/v4");
@@ -144,7 +144,7 @@ describe("a platform with Traefik and its own Prometheus", () => {
     const crdReleases = input.releases.filter((r) => r.crdsOnly);
     expect(crdReleases.map((r) => [r.name, r.chart, r.version, r.skipCrds])).toEqual([
       ["traefik-crds", "traefik", "41.3.0", false],
-      ["prometheus-operator-crds", "prometheus-operator-crds", "31.0.1", false],
+      ["prometheus-operator-crds", "kube-prometheus-stack", "88.5.3", false],
     ]);
     expect(input.releases.find((r) => r.name === "traefik")?.skipCrds).toBe(true);
   });
@@ -367,7 +367,8 @@ describe("the cluster tier judges a CRD chart by what it renders", () => {
   });
   const templating = (objects: KubeObject[]) =>
     ({ template: () => Promise.resolve({ objects }) }) as unknown as HelmTemplater;
-  const withChart = fs.existsSync(path.join(chartsDir, "traefik-41.3.0")) ? test : test.skip;
+  const withChart =
+    referenceCharts && fs.existsSync(path.join(chartsDir, "traefik-41.3.0")) ? test : test.skip;
 
   withChart(
     "anything but CRDs is a finding that names it (the deploy's transform would refuse it)",
@@ -410,7 +411,8 @@ describe("the cluster tier judges a CRD chart by what it renders", () => {
 const helm = findHelm();
 const missing = [
   ...(helm ? [] : ["no helm binary (set HELM)"]),
-  ...(["traefik", "kubePrometheusStack", "prometheusOperatorCrds"] as const)
+  ...(referenceCharts ? [] : [chartsProblem ?? "no reference folder"]),
+  ...(["traefik", "kubePrometheusStack"] as const)
     .filter((c) => !chartDirOf(chartsDir, charts[c].chart, charts[c].version))
     .map((c) => `no ${charts[c].chart} ${charts[c].version} in ${chartsDir}`),
 ];
@@ -534,7 +536,7 @@ const missing = [
       );
       const now = byName(
         await template(
-          charts.prometheusOperatorCrds,
+          charts.kubePrometheusStack,
           spec.release,
           "monitoring",
           spec.values,
@@ -544,15 +546,14 @@ const missing = [
       );
       expect([...now.keys()].sort()).toEqual([...before.keys()].sort());
       expect(now.size).toBe(10);
-      // Spec and metadata alike: the same operator version (v0.93.1), no label or annotation of either chart's.
+      // Spec and metadata alike: its operator's version (v0.93.1), no label or annotation of the chart's.
       for (const [n, crd] of now) {
         expect(crd).toEqual(before.get(n));
         expect(crd.metadata.annotations).toEqual({
           "controller-gen.kubebuilder.io/version": expect.any(String) as string,
-          "operator.prometheus.io/version": charts.prometheusOperatorCrds.appVersion.replace(/^v/, ""),
+          "operator.prometheus.io/version": charts.kubePrometheusStack.appVersion.replace(/^v/, ""),
         });
       }
-      expect(charts.prometheusOperatorCrds.appVersion).toBe(charts.kubePrometheusStack.appVersion);
       // With its crds subchart off and crds/ skipped, the release renders no CRD.
       const release = await template(
         charts.kubePrometheusStack,

@@ -1,6 +1,7 @@
 import { ConfigError } from "../../lib/config";
 import {
   checkCrdClaims,
+  crdCharts,
   crdChartsOf,
   crdClaimProblems,
   crdClaims,
@@ -112,13 +113,11 @@ describe("chart CRD flags come from ownership", () => {
     expect(crdClaims("kubePrometheusStack", { crds: { enabled: true } }, true)).toEqual([]);
     // Applied by their CRD charts, crds/ included.
     expect(crdClaims("traefik", {}, false)).toEqual(["traefik"]);
-    expect(crdClaims("prometheusOperatorCrds", {})).toEqual(["prometheusOperator"]);
-    const none = Object.fromEntries(
-      ["alertmanagerconfigs", "alertmanagers", "podmonitors", "probes", "prometheusagents", "prometheuses"]
-        .concat(["prometheusrules", "scrapeconfigs", "servicemonitors", "thanosrulers"])
-        .map((k) => [k, { enabled: false }]),
-    );
-    expect(crdClaims("prometheusOperatorCrds", { crds: none })).toEqual([]);
+    // The prometheus-operator-crds CRD chart is kube-prometheus-stack with crds/ in: its crds subchart's switch decides.
+    expect(crdClaims("kubePrometheusStack", crdCharts["prometheus-operator-crds"].values)).toEqual([
+      "prometheusOperator",
+    ]);
+    expect(crdClaims("kubePrometheusStack", { crds: { enabled: false } })).toEqual([]);
     // Charts with templated CRDs are unchanged: they keep the crds/ switch only where they own none.
     expect(releaseSkipsCrds("certManager", { crds: { enabled: true } })).toBe(false);
     expect(releaseSkipsCrds("linkerdControlPlane", {})).toBe(true);
@@ -161,8 +160,8 @@ describe("final values are checked against ownership", () => {
         { release: "traefik-crds", chart: "traefik", values: {}, crdChart: "traefik-crds" },
         {
           release: "prometheus-operator-crds",
-          chart: "prometheusOperatorCrds",
-          values: {},
+          chart: "kubePrometheusStack",
+          values: crdCharts["prometheus-operator-crds"].values,
           crdChart: "prometheus-operator-crds",
         },
         // The releases skip crds/: even an override turning kube-prometheus-stack's crds subchart on claims nothing.
@@ -180,8 +179,8 @@ describe("final values are checked against ownership", () => {
       checkCrdClaims(preinstalled, [
         {
           release: "prometheus-operator-crds",
-          chart: "prometheusOperatorCrds",
-          values: {},
+          chart: "kubePrometheusStack",
+          values: crdCharts["prometheus-operator-crds"].values,
           crdChart: "prometheus-operator-crds",
         },
       ]),

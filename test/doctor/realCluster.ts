@@ -18,6 +18,7 @@ import type { CliIo } from "../../lib/render/cli";
 import { clusterTools, MissingTools, startCluster, type Cluster } from "../real/apiServer";
 import { issue, makeCa, type KeyPair } from "../real/pki";
 import { run, waitFor } from "../real/processes";
+import { chartsDir, referenceDir, referenceProblem } from "../upstream/reference";
 
 /**
  * The doctor against a real API server (test/real/apiServer.ts: etcd, kube-apiserver and
@@ -37,12 +38,13 @@ import { run, waitFor } from "../real/processes";
  * 3. Applies each fix the findings name (the CRD handed back to GKE survives `helm uninstall`), and runs
  *    the doctor again: nothing found, exit 0.
  *
- * Where a tool is missing it says which and how to build it, and skips (with CI=true it fails).
+ * Where a tool or the reference folder (`npm run reference`) is missing it says which and how to build it,
+ * and skips (with CI=true it fails).
  */
 
-const charts = process.env.CHARTS_DIR ?? path.resolve(__dirname, "../../../shared/reference/charts");
-const upstream = path.resolve(__dirname, "../../../shared/reference/upstream");
-const linkerdCrdsChart = path.join(charts, "linkerd-crds-2026.8.3");
+/** The reference's upstream copies and pinned charts (test/upstream/reference.ts). */
+const upstream = referenceDir ?? "";
+const linkerdCrdsChart = path.join(chartsDir ?? "", "linkerd-crds-2026.8.3");
 const canary = "doctor-canary-7f3a9c1e";
 const valuesCanary = "doctor-values-canary-52d1";
 const pulumiManager = "pulumi-kubernetes-0f1e2d3c";
@@ -505,6 +507,7 @@ async function main(): Promise<number> {
     (helm
       ? undefined
       : `no helm (HELM, PATH or the tools cache): build it with \`GOBIN=$HOME/.cache/gke-mesh-platform/bin go install helm.sh/helm/v3/cmd/helm@v3.19.4\``) ??
+    referenceProblem ??
     (fs.existsSync(linkerdCrdsChart) ? undefined : `no chart folder ${linkerdCrdsChart} (CHARTS_DIR)`);
   if (skip) {
     const reason = `doctor real test: ${skip}`;

@@ -132,7 +132,12 @@ test("Prometheus: kube-prometheus-stack, its CRDs from their CRD chart, and wher
     crds: { enabled: false },
   });
   const crds = r.resources.find((x) => x.type === "kubernetes:helm.sh/v4:Chart");
-  expect(crds?.inputs).toMatchObject({ chart: "prometheus-operator-crds", version: "31.0.1" });
+  expect(crds?.inputs).toMatchObject({
+    name: "prometheus-operator-crds",
+    chart: "kube-prometheus-stack",
+    version: "88.5.3",
+    values: { crds: { enabled: true }, prometheus: { enabled: false } },
+  });
   expect(crds?.children).toEqual({
     crd: { retainOnDelete: true, annotations: { "pulumi.com/patchForce": "true" } },
     crdsOnly: true,

@@ -5,6 +5,7 @@ import { findHelm } from "../../lib/cluster";
 import { issue, makeCa } from "./pki";
 import { freePort, run, startProcess, tail, waitFor, type Running } from "./processes";
 import { requireTools, toolVersion, type Tool } from "./tools";
+import { chartsDir, referenceProblem } from "../upstream/reference";
 
 /**
  * cert-manager (controller and cainjector) and trust-manager as local processes against a real API server
@@ -26,18 +27,16 @@ export interface Controllers {
   stop(): Promise<void>;
 }
 
-const root = path.resolve(__dirname, "../..");
-
 /**
- * The CRDs of the controllers' versions, from their pinned charts (`CHARTS_DIR`, default
- * ../shared/reference/charts) templated by helm with CRDs on, applied server-side; resolves once every one
+ * The CRDs of the controllers' versions, from their pinned charts (the reference's, test/upstream/reference.ts)
+ * templated by helm with CRDs on, applied server-side; resolves once every one
  * is Established. Returns the CRDs' names.
  */
 export async function applyControllerCrds(cluster: Cluster): Promise<string[]> {
   const helm = findHelm();
   if (!helm)
     throw new MissingTools("no helm binary (set HELM, put helm on PATH, or run .ci/run, which builds one)");
-  const chartsDir = path.resolve(root, process.env.CHARTS_DIR ?? "../shared/reference/charts");
+  if (!chartsDir) throw new MissingTools(referenceProblem ?? "no reference folder");
   const charts = [
     { release: "cert-manager", chart: `cert-manager-${toolVersion("cert-manager-controller")}` },
     { release: "trust-manager", chart: `trust-manager-${toolVersion("trust-manager")}` },
@@ -45,7 +44,10 @@ export async function applyControllerCrds(cluster: Cluster): Promise<string[]> {
   let documents = "";
   for (const { release, chart } of charts) {
     const dir = path.join(chartsDir, chart);
-    if (!fs.existsSync(dir)) throw new MissingTools(`no chart ${chart} in ${chartsDir} (set CHARTS_DIR)`);
+    if (!fs.existsSync(dir))
+      throw new MissingTools(
+        `no chart ${chart} in ${chartsDir}: \`npm run reference\` prepares it from the Go module proxy (needs Go), or set CHARTS_DIR`,
+      );
     const templates = fs.readdirSync(path.join(dir, "templates")).filter((f) => /^crds?[-.]/.test(f));
     documents += await run(helm, [
       "template",

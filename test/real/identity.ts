@@ -14,6 +14,7 @@ import {
 import { openssl } from "./pki";
 import { run, tail, waitFor } from "./processes";
 import { requireTools } from "./tools";
+import { chartsDir as referenceChartsDir, referenceDir, referenceProblem } from "../upstream/reference";
 
 /**
  * The model held to the real thing for mesh identity: `npx tsx test/real/identity.ts [kubernetes minor]`.
@@ -29,13 +30,14 @@ import { requireTools } from "./tools";
  *   - a renewal as `cmctl renew` triggers it (the Issuing condition, reason ManuallyTriggered, on the
  *     Certificate's status) gives a new Secret, keeps the key where rotationPolicy is Never, and the
  *     Bundle's ConfigMaps follow; certificates issued under the old one still verify against the new one.
- * Where a tool or /work/shared is missing it skips (with CI=true it fails).
+ * Where a tool or the reference folder (test/upstream/reference.ts, `npm run reference`) is missing it skips
+ * (with CI=true it fails).
  */
 
 const root = path.resolve(__dirname, "../..");
-const shared = path.resolve(root, process.env.SHARED_DIR ?? "../shared");
-const chartsDir = path.resolve(root, process.env.CHARTS_DIR ?? path.join(shared, "reference/charts"));
-const upstream = path.join(shared, "reference/upstream");
+/** The reference's pinned charts and upstream copies; main() skips where they are not usable. */
+const chartsDir = referenceChartsDir ?? "";
+const upstream = referenceDir ?? "";
 const fieldManager = "gke-mesh-platform";
 const name = "real tier identity";
 
@@ -214,7 +216,10 @@ async function meshCrds(
   const helm = findHelm();
   if (!helm) throw new MissingTools("no helm binary (set HELM, put helm on PATH, or run .ci/run)");
   const need = (p: string) => {
-    if (!fs.existsSync(p)) throw new MissingTools(`no ${p} (set SHARED_DIR or CHARTS_DIR)`);
+    if (!fs.existsSync(p))
+      throw new MissingTools(
+        `no ${p}: the reference folder lacks it (\`npm run reference\` links ../shared/reference and prepares what the pins need)`,
+      );
     return p;
   };
   const sources: string[] = [];
@@ -551,9 +556,8 @@ async function main(): Promise<number> {
     tools.set.skip ??
     controllerSet.skip ??
     (findHelm() ? undefined : "no helm binary (set HELM or put helm on PATH)") ??
-    (fs.existsSync(chartsDir) && fs.existsSync(upstream)
-      ? undefined
-      : `no ${chartsDir} or ${upstream} (set SHARED_DIR)`);
+    referenceProblem ??
+    (fs.existsSync(chartsDir) ? undefined : `no ${chartsDir} (run \`npm run reference\`, or set CHARTS_DIR)`);
   if (skip) throw new MissingTools(skip);
 
   const started = Date.now();

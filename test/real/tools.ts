@@ -40,10 +40,17 @@ export interface Tool {
   readonly path: string;
 }
 
-/** The folder build.sh writes binaries into (TOOLS_CACHE overrides the cache, as for build.sh). */
+/**
+ * The cache folder outside the work tree that build.sh and `npm run reference` write into, once per
+ * machine (TOOLS_CACHE overrides it, as for build.sh).
+ */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.TOOLS_CACHE ?? path.join(env.HOME ?? os.homedir(), ".cache/gke-mesh-platform");
+}
+
+/** The folder build.sh writes binaries into. */
 export function binDir(env: NodeJS.ProcessEnv = process.env): string {
-  const cache = env.TOOLS_CACHE ?? path.join(env.HOME ?? os.homedir(), ".cache/gke-mesh-platform");
-  return path.join(cache, "bin");
+  return path.join(cacheDir(env), "bin");
 }
 
 let pinned: Map<string, string> | undefined;

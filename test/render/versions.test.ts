@@ -1,3 +1,4 @@
+import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -11,7 +12,9 @@ import {
   type VersionsReport,
 } from "../../lib/render/versions";
 import { charts, istioVersions } from "../../lib/versions";
-import { referenceDir, skipReason } from "../upstream/reference";
+import { findHelm } from "../../lib/cluster";
+import { chartDirOf } from "../../lib/deploy/chartSource";
+import { chartsDir, chartsProblem } from "../upstream/reference";
 
 /**
  * `gke-mesh-platform versions`: every pin with its source, app version and CRDs; against a chart
@@ -96,21 +99,54 @@ test("against recorded indexes: how far behind each pin is, on its own line and 
   expect(text).toContain(`  trust-manager ${charts.trustManager.version}: current`);
 });
 
-const withReference = referenceDir ? test : test.skip;
-withReference(
-  `a real repository index (ingress-nginx's gh-pages index.yaml)${referenceDir ? "" : ` (${skipReason})`}`,
-  async () => {
-    fs.copyFileSync(
-      path.join(referenceDir ?? "", "helm-repo-index.ingress-nginx.gh-pages-5298c4d8.yaml"),
-      path.join(dir, indexFileName(charts.ingressNginx.repo)),
-    );
-    const report = await versionsReport(recordedIndexReader(dir));
-    // 4.15.1 is the last release of the retired controller.
-    expect(report.pins.find((p) => p.name === "ingressNginx")?.upstream).toEqual({
-      newestPatch: "4.15.1",
-      newest: "4.15.1",
-      patchesBehind: 0,
-      releasesBehind: 0,
+/**
+ * An index written by a real helm (`helm repo index`) over the pinned ingress-nginx chart packaged at three
+ * versions, a pre-release among them: the reader takes helm's own format, not only the one the test writes.
+ */
+const helm = findHelm();
+const ingressChart = chartsDir
+  ? chartDirOf(chartsDir, charts.ingressNginx.chart, charts.ingressNginx.version)
+  : undefined;
+const realIndexSkip = !helm
+  ? "no helm binary (set HELM)"
+  : !ingressChart
+    ? (chartsProblem ?? "no reference charts")
+    : undefined;
+(realIndexSkip ? test.skip : test)(
+  `an index written by a real helm${realIndexSkip ? ` (skipped: ${realIndexSkip})` : ""}`,
+  () => {
+    const pinned = charts.ingressNginx.version;
+    const [major, minor, patch] = pinned.split(".").map(Number);
+    const older = `${major}.${minor}.${Math.max(0, patch - 1)}`;
+    const preRelease = `${major}.${minor}.${patch + 1}-beta.1`;
+    const packages = fs.mkdtempSync(path.join(os.tmpdir(), "charts-"));
+    try {
+      for (const version of [older, pinned, preRelease]) {
+        const packed = spawnSync(
+          helm as string,
+          ["package", ingressChart as string, "--version", version, "-d", packages],
+          {
+            encoding: "utf8",
+          },
+        );
+        expect(packed.stderr).toBe("");
+      }
+      const indexed = spawnSync(helm as string, ["repo", "index", packages], { encoding: "utf8" });
+      expect(indexed.status).toBe(0);
+      fs.copyFileSync(
+        path.join(packages, "index.yaml"),
+        path.join(dir, indexFileName(charts.ingressNginx.repo)),
+      );
+    } finally {
+      fs.rmSync(packages, { recursive: true, force: true });
+    }
+    return versionsReport(recordedIndexReader(dir)).then((report) => {
+      expect(report.pins.find((p) => p.name === "ingressNginx")?.upstream).toEqual({
+        newestPatch: pinned,
+        newest: pinned,
+        patchesBehind: 0,
+        releasesBehind: 0,
+      });
     });
   },
 );

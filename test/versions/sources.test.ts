@@ -10,7 +10,7 @@ import {
   retiredHosts,
   type ChartPin,
 } from "../../lib/versions";
-import { referenceDir, skipReason } from "../upstream/reference";
+import { chartsDir, referenceDir, skipReason } from "../upstream/reference";
 
 /**
  * No pinned source points at a host its project has retired: a pin there stops downloading on the day
@@ -44,17 +44,16 @@ const withReference = referenceDir ? describe : describe.skip;
 withReference(
   `each pin's app version and CRDs are its chart's${referenceDir ? "" : ` (${skipReason})`}`,
   () => {
-    const chartsDir = path.resolve(referenceDir ?? "", "../charts");
     for (const [name, pin] of Object.entries(charts)) {
       test(`${name}: ${pin.chart} ${pin.version}`, () => {
-        const dir = path.join(chartsDir, `${pin.chart}-${pin.version}`);
+        const dir = path.join(chartsDir ?? "", `${pin.chart}-${pin.version}`);
         const meta = YAML.parse(fs.readFileSync(path.join(dir, "Chart.yaml"), "utf8")) as {
           appVersion: string;
         };
         expect(pin.appVersion).toBe(String(meta.appVersion));
         // Helm never upgrades what a chart keeps in crds/ (its own or a subchart's): the pin says where its CRDs are.
         // A chart's crds/ is beside its Chart.yaml, and its subcharts are under charts/ (a subchart may be named
-        // `crds`, as prometheus-operator-crds' is: its CRDs are templates).
+        // `crds`, as kube-prometheus-stack's is).
         const crdsDirs = (chart: string): string[] => {
           const subcharts = path.join(chart, "charts");
           return [
