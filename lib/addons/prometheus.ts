@@ -129,11 +129,26 @@ export function prometheusValues(
       grafana: {
         replicas: s.grafana.replicas,
         resources: r(s.grafana),
-        // The dashboard and datasource sidecars, and the init container that downloads dashboards.
-        sidecar: { resources: r(helper) },
+        // A Role in its own namespace, not the ClusterRole that lets the sidecars read every Secret of the
+        // cluster, the mesh's CA keys included (charts/grafana templates/clusterrole.yaml and role.yaml at 88.5.3).
+        rbac: { namespaced: true },
+        sidecar: {
+          // The dashboard and datasource sidecars, and the init container that downloads dashboards.
+          resources: r(helper),
+          // ConfigMaps of the monitoring namespace only, where the chart puts its own: kube-prometheus-stack's
+          // `searchNamespace: ALL` needs the cluster-wide read the Role above no longer grants.
+          dashboards: { searchNamespace: monitoringNamespace, resource: "configmap" },
+          datasources: { searchNamespace: monitoringNamespace, resource: "configmap" },
+        },
         downloadDashboards: { resources: r(helper) },
       },
-      "kube-state-metrics": { replicas: s.kubeStateMetrics.replicas, resources: r(s.kubeStateMetrics) },
+      "kube-state-metrics": {
+        replicas: s.kubeStateMetrics.replicas,
+        resources: r(s.kubeStateMetrics),
+        // Its secrets collector lists and watches every Secret (charts/kube-state-metrics templates/role.yaml at
+        // 88.5.3), the mesh's CA keys included; no rule of the chart reads kube_secret_* series.
+        collectorsExclude: ["secrets"],
+      },
       "prometheus-node-exporter": { resources: r(s.nodeExporter) },
     },
     // Autopilot admits no hostNetwork, hostPID or hostPath pods, which node-exporter needs; GKE reports node metrics itself.

@@ -4,3 +4,4 @@ export * from "./objectSet";
 export * from "./invariants";
 export * from "./crossings";
 export * from "./scrapes";
+export * from "./secretReaders";

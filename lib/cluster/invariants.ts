@@ -17,6 +17,7 @@ import {
   type PodTemplate,
 } from "./objects";
 import { monitorKinds, scrapeTargets } from "./scrapes";
+import { caKeysConfined } from "./secretReaders";
 
 /** One thing in a render's object set that would fail or silently degrade on a cluster. */
 export interface ClusterFinding {
@@ -45,6 +46,8 @@ export const clusterInvariants = {
     "every ACME HTTP-01 solver pod stays out of the mesh, so no policy or mTLS refuses the challenge",
   "no-open-access": "no policy the platform writes lets every address in",
   "disruption-budgets-valid": "no PodDisruptionBudget sets both minAvailable and maxUnavailable",
+  "ca-keys-confined":
+    "no identity but the component that owns a CA key (cert-manager; trust-manager in its trust namespace) can read the Secret that holds it",
 } as const;
 
 export type ClusterInvariant = keyof typeof clusterInvariants;
@@ -81,6 +84,7 @@ const checks: Record<ClusterInvariant, (set: ObjectSet) => ClusterFinding[]> = {
   "scrapes-pass-the-mesh": crossing("scrapes-pass-the-mesh", scrapesPassTheMesh),
   "acme-solvers-outside-the-mesh": crossing("acme-solvers-outside-the-mesh", acmeSolversOutsideTheMesh),
   "no-open-access": crossing("no-open-access", noOpenAccess),
+  "ca-keys-confined": crossing("ca-keys-confined", caKeysConfined),
   // policy/v1 validation refuses a budget with both (kubernetes pkg/apis/policy/validation ValidatePodDisruptionBudgetSpec).
   "disruption-budgets-valid": (set) =>
     set.objects

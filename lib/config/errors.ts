@@ -1,3 +1,4 @@
+import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 
 /**
@@ -7,11 +8,14 @@ import * as pulumi from "@pulumi/pulumi";
 export class ConfigError extends pulumi.RunError {
   /** Machine-readable problems, one per bad field. */
   readonly problems: readonly ConfigProblem[];
+  /** The stack file the config came from, such as `Pulumi.dev.yaml`, where the thrower knew it. */
+  readonly source?: string;
 
   constructor(problems: readonly ConfigProblem[], source?: string) {
     super(formatProblems(problems, source));
     this.name = "ConfigError";
     this.problems = problems;
+    this.source = source;
   }
 }
 
@@ -86,3 +90,21 @@ function editDistance(a: string, b: string): number {
  * render without the stack's passphrase. The schema checks recognise it and say so plainly.
  */
 export const secretPlaceholder = "[secret]";
+
+/** The package's root: lib/config/errors.ts and dist/config/errors.js both sit two folders below it. */
+const packageRoot = path.join(__dirname, "..", "..");
+
+/** One of the package's docs as a program that installed the package has it (package.json `files` ships docs/). */
+export function installedDoc(file: string, anchor?: string): string {
+  return `node_modules/gke-mesh-platform/${file}${anchor ? `#${anchor}` : ""}`;
+}
+
+/**
+ * Where one of the package's docs is for the reader of a message: in a program that installed the package,
+ * its path from the program's folder, where `pulumi up` and the command run; in this repository the file
+ * itself. The project names no web home of its own, so a message never links to one.
+ */
+export function docsLink(file: string, anchor?: string): string {
+  const installed = path.basename(path.dirname(packageRoot)) === "node_modules";
+  return installed ? installedDoc(file, anchor) : `${file}${anchor ? `#${anchor}` : ""}`;
+}

@@ -1,3 +1,6 @@
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 import { z } from "zod";
 import { ConfigError, nearest, secretPlaceholder, showValue, type ConfigProblem } from "./errors";
 import { environmentInputSchema, type EnvironmentInput } from "./schema";
@@ -26,7 +29,42 @@ export function parseInput(
       source,
     );
   }
-  return parsed.data;
+  return withKubeconfigFile(parsed.data, source);
+}
+
+/** The config path of the kubeconfig file an existing cluster is reached through. */
+const kubeconfigPathKey = "platform:cluster.existing.kubeconfigPath";
+
+/**
+ * An existing cluster's kubeconfig file, read as kubectl reads the path: `~` is the home folder; a
+ * relative path is the program's folder's (where `pulumi up` runs it). A path that is not a file is a
+ * config error here, naming the stack file, before anything is created.
+ */
+function withKubeconfigFile(input: EnvironmentInput, source: string | undefined): EnvironmentInput {
+  const existing = input.cluster?.existing;
+  const file = existing?.kubeconfigPath;
+  if (!existing || file === undefined || file === secretPlaceholder) return input;
+  // The home folder as a shell expands ~: HOME, where set.
+  const home = process.env.HOME || os.homedir();
+  const expanded = file === "~" || /^~[/\\]/.test(file) ? path.join(home, file.slice(1)) : file;
+  if (!fs.existsSync(expanded) || !fs.statSync(expanded).isFile()) {
+    const read = path.resolve(expanded);
+    throw new ConfigError(
+      [
+        {
+          path: kubeconfigPathKey,
+          problem: `${showValue(file)} ${fs.existsSync(expanded) ? "is a folder, not a file" : "does not exist"}${read !== file ? ` (read as ${read})` : ""}`,
+          allowed:
+            "the path of a kubeconfig file: absolute, relative to the program's folder, or under ~/, such as ~/.kube/config",
+          fix: `set ${kubeconfigPathKey} to the kubeconfig file of the cluster, such as the one \`gcloud container clusters get-credentials\` or \`kind export kubeconfig\` writes (~/.kube/config)`,
+        },
+      ],
+      source,
+    );
+  }
+  return expanded === file
+    ? input
+    : { ...input, cluster: { ...input.cluster, existing: { ...existing, kubeconfigPath: expanded } } };
 }
 
 /** The Pulumi config key a path lies under: `platform:ingress` for ingress.acme.email, `gcp:region`. */
@@ -104,7 +142,8 @@ function toProblems(issue: z.core.$ZodIssue): ConfigProblem[] {
       const leaf = schemaAt(issue.path);
       const expected = leaf ? kindOf(leaf) : (expectedKinds[issue.expected] ?? issue.expected);
       const accepted = leaf instanceof z.ZodNumber ? numberRange(leaf) : expected;
-      const example = leaf ? exampleOf(leaf, lastKey(issue.path)) : undefined;
+      const example =
+        leaf && !/\bsuch as\b/.test(accepted) ? exampleOf(leaf, lastKey(issue.path)) : undefined;
       const withExample = example === undefined ? "" : `, such as ${example}`;
       return [
         {
@@ -112,7 +151,7 @@ function toProblems(issue: z.core.$ZodIssue): ConfigProblem[] {
           problem:
             input === undefined
               ? "is required"
-              : `${showValue(input)} is ${typeName(input)}, not ${expected}`,
+              : `${showValue(input)} is ${typeName(input)}, not ${nounOf(expected) ?? expected}`,
           allowed: `${accepted}${withExample}`,
           fix: `set ${path} to ${accepted}${withExample}`,
         },
@@ -122,15 +161,22 @@ function toProblems(issue: z.core.$ZodIssue): ConfigProblem[] {
       const allowed = formatText(issue, lastKey(issue.path));
       // "an email address such as ops@example.com" → "is not an email address"; longer descriptions
       // (alternatives, lists of rules) are not one noun, so the value "is not valid".
-      const noun = /^(an? [^,]+?),? such as \S+$/.exec(allowed)?.[1];
-      return [
-        {
-          path,
-          problem: `${showValue(input)} is not ${noun ?? "valid"}`,
-          allowed,
-          fix: `set ${path} to ${allowed}`,
-        },
-      ];
+      const noun = nounOf(allowed);
+      // A short description is the fix itself; a long one is not repeated: the fix is a value, the
+      // input made to fit where it can be ("B_1" → "b-1"), else the description's example.
+      const fitted =
+        issue.format === "regex" ? fittedValue(input, (issue as { pattern?: string }).pattern) : undefined;
+      const example = /\bsuch as ([^\s,;()]+)/.exec(allowed)?.[1];
+      // A noun with its example ("an email address such as ...") reads well as the fix; rules do not.
+      const short = /^an? /.test(allowed) && !/;/.test(allowed);
+      const fix = fitted
+        ? `set ${path} to ${showValue(fitted)}`
+        : short
+          ? `set ${path} to ${allowed}`
+          : example
+            ? `set ${path} to a value such as ${showValue(example)}`
+            : `set ${path} to a value as allowed says`;
+      return [{ path, problem: `${showValue(input)} is not ${noun ?? "valid"}`, allowed, fix }];
     }
     case "too_small":
     case "too_big": {
@@ -265,16 +311,73 @@ function lastKey(path: readonly PropertyKey[]): string | undefined {
   return keys[keys.length - 1];
 }
 
-/** A field's kind in words, as in "not a whole number". */
-function kindOf(schema: z.core.$ZodType): string {
-  if (schema instanceof z.ZodNumber) return schema.isInt ? "a whole number" : "a number";
-  if (schema instanceof z.ZodBoolean) return "true or false";
-  if (schema instanceof z.ZodString) return "text";
-  if (schema instanceof z.ZodArray) return "a list";
-  if (schema instanceof z.ZodObject || schema instanceof z.ZodRecord) return "a map";
-  if (schema instanceof z.ZodEnum) return `one of ${schema.options.map((o) => showValue(o)).join(", ")}`;
-  return "a value of another type";
+/** "an email address such as ops@example.com" → "an email address": a description that is one noun. */
+function nounOf(description: string): string | undefined {
+  return /^(an? [^,;]+?),? such as \S+$/.exec(description)?.[1];
 }
+
+/**
+ * A text value made to fit a pattern the way people mean it (lower case, `_`, `.` and spaces as `-`),
+ * where that fits: "B_1" → "b-1" for a DNS label. Undefined where it still does not.
+ */
+function fittedValue(input: unknown, pattern: string | undefined): string | undefined {
+  if (typeof input !== "string" || pattern === undefined) return undefined;
+  const fitted = input
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  // zod gives the pattern as a regex literal, `/^...$/flags`.
+  const literal = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
+  try {
+    const regex = literal ? new RegExp(literal[1], literal[2]) : new RegExp(pattern);
+    return fitted !== "" && fitted !== input && regex.test(fitted) ? fitted : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a field accepts, in words, as in "not a whole number" or "allowed: an email address such as
+ * ops@example.com". Every kind of field the schema holds has its words (a test walks the schema).
+ */
+export function kindOf(schema: z.core.$ZodType): string {
+  const def = schema._zod.def as { type: string; values?: readonly unknown[] };
+  switch (def.type) {
+    case "number":
+      return schema instanceof z.ZodNumber && schema.isInt ? "a whole number" : "a number";
+    case "boolean":
+      return "true or false";
+    case "string":
+      return formatMessage(schema) ?? stringFormats[(def as { format?: string }).format ?? ""] ?? "text";
+    case "array":
+      return "a list";
+    case "object":
+    case "record":
+      return "a map";
+    case "enum":
+      return schema instanceof z.ZodEnum
+        ? `one of ${schema.options.map((o) => showValue(o)).join(", ")}`
+        : "one of its values";
+    case "literal":
+      return (def.values ?? []).map((v) => showValue(v)).join(" or ");
+    case "optional":
+    case "nullable":
+    case "default":
+      return kindOf(unwrap(schema));
+    case "unknown":
+    case "any":
+      return "any value";
+    default:
+      return def.type;
+  }
+}
+
+/** zod's built-in string formats, in words, where the schema gives none of its own. */
+const stringFormats: Record<string, string> = {
+  email: "an email address such as ops@example.com",
+  url: "a URL such as https://example.com",
+};
 
 /** zod's names for types, in words, for issues whose field the schema walk does not reach. */
 const expectedKinds: Record<string, string> = {
@@ -348,7 +451,7 @@ function exampleOf(schema: z.core.$ZodType, key: string | undefined, depth = 0):
     const typical = numberExamples[key ?? ""] ?? 1;
     return String(Math.min(Math.max(typical, s.minValue ?? typical), s.maxValue ?? typical));
   }
-  if (s instanceof z.ZodString) {
+  if ((s._zod.def as { type: string }).type === "string") {
     const fromFormat = /such as ([^\s,;()]+)/.exec(formatMessage(s) ?? "")?.[1];
     const text = fromFormat ?? stringExamples[key ?? ""];
     return text === undefined ? undefined : showValue(text);
@@ -367,8 +470,16 @@ function exampleOf(schema: z.core.$ZodType, key: string | undefined, depth = 0):
   return undefined;
 }
 
-/** The message a string schema's regex or format check gives, which names an example. */
-function formatMessage(schema: z.ZodString): string | undefined {
+/**
+ * The message a string schema's regex or format check gives, which names an example: a check's, or the
+ * schema's own where the schema is a format (`z.email("an email address such as ...")`).
+ */
+function formatMessage(schema: z.core.$ZodType): string | undefined {
+  const own = schema._zod.def as { check?: string; error?: (issue: never) => unknown };
+  if (own.check === "string_format" && typeof own.error === "function") {
+    const text = own.error(undefined as never);
+    if (typeof text === "string") return text;
+  }
   for (const check of schema._zod.def.checks ?? []) {
     const def = check._zod.def as { error?: (issue: never) => unknown };
     const text = typeof def.error === "function" ? def.error(undefined as never) : undefined;

@@ -16,14 +16,28 @@ interface TypeScript {
   ): { config?: { compilerOptions?: Record<string, unknown> } };
 }
 
+export interface TypeScriptOptions {
+  /**
+   * Type-check the program as it is compiled, as `pulumi up` does (Pulumi's default). The render only
+   * transpiles by default: type errors are the editor's and tsc's to report, and checking the program
+   * against the library's and the providers' types takes half a minute. PULUMI_NODEJS_TRANSPILE_ONLY,
+   * where set, decides as it does for Pulumi. @default false
+   */
+  readonly typeCheck?: boolean;
+}
+
 /**
  * Lets `require` load a TypeScript program the way `pulumi up` does: Pulumi's Node.js host registers
  * ts-node (the program's own, else the copy @pulumi/pulumi ships) with the program's typescript (else
  * Pulumi's) and the program's tsconfig.json (@pulumi/pulumi cmd/run/run.js, tsutils.js). Nothing
  * happens for a JavaScript program, or where the process loads TypeScript already (tsx, ts-node).
+ * Returns how the program will be compiled, for the render's progress, or undefined where it is not.
  */
-export function registerTypeScript(project: PulumiProject): void {
-  if (!/\.[cm]?tsx?$/.test(project.main) || require.extensions[".ts"] !== undefined) return;
+export function registerTypeScript(
+  project: PulumiProject,
+  options: TypeScriptOptions = {},
+): string | undefined {
+  if (!/\.[cm]?tsx?$/.test(project.main) || require.extensions[".ts"] !== undefined) return undefined;
   const packageFile = path.join(project.dir, "package.json");
   if (
     fs.existsSync(packageFile) &&
@@ -57,9 +71,8 @@ export function registerTypeScript(project: PulumiProject): void {
   const [major, minor] = ts.version.split(".").map(Number);
   // TypeScript 4.7 brought nodenext; older compilers (Pulumi's own 3.8) get commonjs.
   const nodeNext = major > 4 || (major === 4 && minor >= 7);
-  const transpileOnly = process.env.PULUMI_NODEJS_TRANSPILE_ONLY
-    ? process.env.PULUMI_NODEJS_TRANSPILE_ONLY === "true"
-    : own.noCheck === true;
+  const fromEnv = process.env.PULUMI_NODEJS_TRANSPILE_ONLY;
+  const transpileOnly = fromEnv ? fromEnv === "true" : !options.typeCheck || own.noCheck === true;
   tsNode.register({
     compiler: typescriptPath,
     transpileOnly,
@@ -76,4 +89,9 @@ export function registerTypeScript(project: PulumiProject): void {
       ...own,
     },
   });
+  const file = path.basename(project.main);
+  const why = fromEnv ? "as PULUMI_NODEJS_TRANSPILE_ONLY says" : undefined;
+  return transpileOnly
+    ? `compiling ${file} with ts-node, transpile-only${why ? ` ${why}` : ": type errors are your editor's and tsc's to report; --type-check checks them as pulumi up does"}`
+    : `compiling and type-checking ${file} with ts-node, as pulumi up does${why ? ` (${why})` : ""}: checking it against the library's and the providers' types takes a while; without --type-check the render only transpiles`;
 }

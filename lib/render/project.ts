@@ -32,17 +32,25 @@ export function displayPath(file: string): string {
   return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : file;
 }
 
-/** Parses a YAML file; a syntax error names the file, line and column and shows the line. */
+/**
+ * Parses a YAML file; a syntax error names the file, line and column and shows the line with a caret
+ * under the column. Where the parser points at a line's indentation (a key indented wrongly), the
+ * column is the key's, where the fix goes.
+ */
 export function readYamlFile(file: string): unknown {
-  const doc = YAML.parseDocument(fs.readFileSync(file, "utf8"), { prettyErrors: true });
+  const text = fs.readFileSync(file, "utf8");
+  const doc = YAML.parseDocument(text, { prettyErrors: true });
   const [error] = doc.errors;
   if (error) {
     const [start] = error.linePos ?? [];
-    const [reason, ...context] = error.message.split("\n");
-    const where = start ? `:${start.line}:${start.col}` : "";
+    const reason = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+    if (!start) throw new RenderInputError(`${displayPath(file)}: not valid YAML: ${reason}`);
+    const line = text.split(/\r?\n/)[start.line - 1] ?? "";
+    const indent = /^ */.exec(line)?.[0].length ?? 0;
+    const col = start.col - 1 < indent && indent < line.length ? indent + 1 : start.col;
     throw new RenderInputError(
-      `${displayPath(file)}${where}: not valid YAML: ${reason.replace(/ at line \d+, column \d+:?$/, "")}` +
-        (context.some((l) => l.trim()) ? `\n${context.join("\n").replace(/\n+$/, "")}` : ""),
+      `${displayPath(file)}:${start.line}:${col}: not valid YAML: ${reason}` +
+        (line.trim() ? `\n\n${line}\n${" ".repeat(col - 1)}^` : ""),
     );
   }
   return doc.toJS() as unknown;

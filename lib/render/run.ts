@@ -76,15 +76,32 @@ export interface RenderProgramArgs {
   readonly secretKeys?: readonly string[];
   /** The Pulumi program: what its entry module exports (a function, or an object of outputs). */
   readonly program: () => unknown;
-  /** Called as the render goes: after each resource the program registers, then once per later phase. */
+  /**
+   * The folder the program runs in, as `pulumi up` runs a program in its project's folder (so a relative
+   * path in it is the project's). @default the current folder
+   */
+  readonly cwd?: string;
+  /**
+   * Called as the render goes: once as the program is loaded, after each resource or component it
+   * registers, then once per later phase.
+   */
   readonly onProgress?: (progress: RenderProgress) => void;
 }
 
-/** How far a render is: the program registering resources, then the render resolving what they wait for. */
+/**
+ * How far a render is: `loading` the program's module (for TypeScript, compiling it), the program
+ * `registering` resources, the render `resolving` what they wait for; then, in `renderStack`,
+ * `checking` the invariants, `templating` the Helm releases (with a chart folder) and `writing` the files.
+ */
 export interface RenderProgress {
-  readonly phase: "registering" | "resolving";
-  /** Resources registered so far. */
+  readonly phase: "loading" | "registering" | "resolving" | "checking" | "templating" | "writing";
+  /**
+   * Resources registered so far: custom resources (a cloud or cluster object each, remote components
+   * included), never the components that group them, as in the render's summary.
+   */
   readonly resources: number;
+  /** Components registered so far. */
+  readonly components: number;
 }
 
 /** What a secret shows as, in a render's files and in config the render could not decrypt. */
@@ -127,8 +144,20 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
 
   const recorded: Omit<Recorded, "custom">[] = [];
   const onProgress = args.onProgress;
+  // Whether a resource is custom is known once its base constructor has returned, so each one is counted
+  // when the next registers (by then every earlier one has), and the last when the program is done.
+  const counts = { resources: 0, components: 0, counted: 0 };
+  const countUpTo = (end: number): RenderProgress["phase"] => {
+    for (; counts.counted < end; counts.counted++) {
+      if (isCustom(recorded[counts.counted].resource)) counts.resources++;
+      else counts.components++;
+    }
+    return "registering";
+  };
+  const report = (phase: RenderProgress["phase"]) =>
+    onProgress?.({ phase, resources: counts.resources, components: counts.components });
   const transformation: pulumi.ResourceTransformation = ({ resource, type, name, props, opts }) => {
-    onProgress?.({ phase: "registering", resources: recorded.length + 1 });
+    report(countUpTo(recorded.length));
     recorded.push({
       resource,
       type,
@@ -155,14 +184,17 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
         .replace(/^warning: \[runtime\] /, ""),
     );
   };
+  const cwd = process.cwd();
   let rawOutputs: unknown;
   // A program error is caught inside the stack and rethrown once the runtime has settled: thrown
   // through the SDK, it would also surface as an unhandled rejection and end the process.
   let failure: { error: unknown } | undefined;
   try {
+    if (args.cwd !== undefined) process.chdir(args.cwd);
     await pulumi.runtime.runInPulumiStack(async () => {
       pulumi.runtime.registerStackTransformation(transformation);
       try {
+        report("loading");
         const exported = args.program();
         rawOutputs = await (typeof exported === "function" ? (exported as () => unknown)() : exported);
       } catch (error) {
@@ -172,12 +204,14 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
     });
     await pulumi.runtime.disconnect();
   } finally {
+    process.chdir(cwd);
     console.warn = consoleWarn;
     Error.stackTraceLimit = stackTraceLimit;
   }
   if (failure) throw failure.error;
 
-  onProgress?.({ phase: "resolving", resources: recorded.length });
+  countUpTo(recorded.length);
+  report("resolving");
   const resources = await assemble(recorded, mocks);
   return {
     project: args.project,

@@ -1,4 +1,10 @@
-import { ConfigError, environmentFromConfig } from "../../lib/config";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import type { z } from "zod";
+import { ConfigError, environmentFromConfig, environmentInputSchema } from "../../lib/config";
+import { kindOf } from "../../lib/config/validate";
+import { istioVersions } from "../../lib/versions";
 import { parseEnvironment } from "../../lib/plan";
 import { input } from "../helpers";
 
@@ -237,6 +243,114 @@ describe("messages in plain words, each with a valid example", () => {
         "    allowed: an email address such as ops@example.com",
         "    fix: render with PULUMI_CONFIG_PASSPHRASE set to the stack's passphrase (passphrase secrets provider); with another secrets provider, pulumi preview checks it",
       ].join("\n"),
+    );
+  });
+});
+
+describe("what a field accepts, never 'a value of another type'", () => {
+  test("an ACME issuer without its email: required, and what it takes", () => {
+    expect(messageOf(parse(input({ ingress: { kind: "traefik", acme: {} } })))).toBe(
+      [
+        "Invalid environment config in Pulumi.test.yaml:",
+        "  platform:ingress.acme.email: is required",
+        "    allowed: an email address such as ops@example.com",
+        "    fix: set platform:ingress.acme.email to an email address such as ops@example.com",
+      ].join("\n"),
+    );
+  });
+
+  test("an email given as a number", () => {
+    expect(messageOf(parse(input({ ingress: { kind: "traefik", acme: { email: 3 } } })))).toBe(
+      [
+        "Invalid environment config in Pulumi.test.yaml:",
+        "  platform:ingress.acme.email: 3 is a number, not an email address",
+        "    allowed: an email address such as ops@example.com",
+        "    fix: set platform:ingress.acme.email to an email address such as ops@example.com",
+      ].join("\n"),
+    );
+  });
+
+  test("every kind of field the schema holds has words for what it accepts", () => {
+    const unnamed: string[] = [];
+    const walk = (schema: z.core.$ZodType, at: string, depth: number): void => {
+      const def = schema._zod.def as {
+        type: string;
+        innerType?: z.core.$ZodType;
+        shape?: Record<string, z.core.$ZodType>;
+        element?: z.core.$ZodType;
+        valueType?: z.core.$ZodType;
+      };
+      const words = kindOf(schema);
+      if (words === def.type || /another type/.test(words)) unnamed.push(`${at}: ${def.type}`);
+      if (depth > 12) return;
+      if (def.innerType) walk(def.innerType, at, depth + 1);
+      for (const [k, v] of Object.entries(def.shape ?? {})) walk(v, `${at}.${k}`, depth + 1);
+      if (def.element) walk(def.element, `${at}[]`, depth + 1);
+      if (def.valueType) walk(def.valueType, `${at}{}`, depth + 1);
+    };
+    walk(environmentInputSchema, "platform", 0);
+    expect(unnamed).toEqual([]);
+  });
+});
+
+describe("a fix is a value, not the allowed text again", () => {
+  const revision = (name: string) =>
+    input({ mesh: { kind: "istio", istio: { revisions: [{ name, version: istioVersions[0] }] } } });
+
+  test("a revision name with capitals and an underscore: the fix is the name made to fit", () => {
+    expect(messageOf(parse(revision("B_1")))).toBe(
+      [
+        "Invalid environment config in Pulumi.test.yaml:",
+        '  platform:mesh.istio.revisions[0].name: "B_1" is not valid',
+        "    allowed: lowercase letters, digits and '-', such as 1-30-3 or stable, at most 56 characters; default is the istiod without a revision",
+        '    fix: set platform:mesh.istio.revisions[0].name to "b-1"',
+      ].join("\n"),
+    );
+  });
+
+  test("a name nothing can make fit: the fix is the allowed text's example", () => {
+    expect(messageOf(parse(revision("x".repeat(70))))).toContain(
+      '    fix: set platform:mesh.istio.revisions[0].name to a value such as "1-30-3"',
+    );
+  });
+});
+
+describe("kubeconfigPath: read as kubectl reads it, and named with its stack file", () => {
+  const existing = (kubeconfigPath: string) =>
+    input({ cluster: { mode: "existing", existing: { kubeconfigPath } } });
+  let home: string;
+  const savedHome = process.env.HOME;
+  beforeAll(() => {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), "kubeconfig-"));
+    fs.mkdirSync(path.join(home, ".kube"));
+    fs.writeFileSync(path.join(home, ".kube", "config"), "apiVersion: v1\nkind: Config\n");
+    process.env.HOME = home;
+  });
+  afterAll(() => {
+    process.env.HOME = savedHome;
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  test("~/ is the home folder", () => {
+    expect(parseEnvironment(existing("~/.kube/config"), "test").cluster.existing?.kubeconfigPath).toBe(
+      path.join(home, ".kube", "config"),
+    );
+  });
+
+  test("a file that is not there is a config error naming the stack file, the path as read, and the fix", () => {
+    expect(messageOf(parse(existing("~/.kube/other")))).toBe(
+      [
+        "Invalid environment config in Pulumi.test.yaml:",
+        `  platform:cluster.existing.kubeconfigPath: "~/.kube/other" does not exist (read as ${path.join(home, ".kube", "other")})`,
+        "    allowed: the path of a kubeconfig file: absolute, relative to the program's folder, or under ~/, such as ~/.kube/config",
+        "    fix: set platform:cluster.existing.kubeconfigPath to the kubeconfig file of the cluster, such as the one `gcloud container clusters get-credentials` or `kind export kubeconfig` writes (~/.kube/config)",
+      ].join("\n"),
+    );
+  });
+
+  test("a folder is not a kubeconfig file", () => {
+    expect(messageOf(parse(existing(home)))).toContain(
+      `  platform:cluster.existing.kubeconfigPath: ${JSON.stringify(home)} is a folder, not a file\n`,
     );
   });
 });

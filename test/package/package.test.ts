@@ -72,6 +72,10 @@ describe("the tarball", () => {
         "dist/index.d.ts",
         "dist/render/cli.js",
         "dist/versions/values-keys.json",
+        "dist/stack-config.schema.json",
+        // What the messages and the stack schema name as node_modules/gke-mesh-platform/docs/...
+        "docs/configuration.md",
+        "docs/safety.md",
         "LICENSE",
         "README.md",
         "package.json",
@@ -80,7 +84,9 @@ describe("the tarball", () => {
   });
 
   test("holds no sources, tests or source maps that point at files it does not ship", () => {
-    expect(files.filter((f) => !/^(dist\/|LICENSE$|README\.md$|package\.json$)/.test(f))).toEqual([]);
+    expect(
+      files.filter((f) => !/^(dist\/|docs\/[\w-]+\.md$|LICENSE$|README\.md$|package\.json$)/.test(f)),
+    ).toEqual([]);
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
   });
 
@@ -175,7 +181,7 @@ describe.each([
       status: 0,
       stderr: "",
     });
-    expect(render.stdout).toMatch(new RegExp(`^Rendered consumer-${kind}/dev to out/dev/: \\d+ resources`));
+    expect(render.stdout).toMatch(new RegExp(`^Rendered consumer-${kind}/dev in [\\d.]+ s: \\d+ resources`));
     expect(fs.readdirSync(path.join(dir, "out/dev")).sort()).toEqual([
       "certificates.yaml",
       "graph.mmd",
@@ -183,6 +189,10 @@ describe.each([
       "manifests.yaml",
       "resources.yaml",
     ]);
+    // The docs the command names are where the program has them: in the installed package.
+    const help = run(path.join(dir, "node_modules/.bin/gke-mesh-platform"), ["render", "--help"], dir);
+    expect(help.stdout).toContain("  node_modules/gke-mesh-platform/docs/safety.md");
+    expect(fs.existsSync(path.join(dir, "node_modules/gke-mesh-platform/docs/safety.md"))).toBe(true);
   }, 300_000);
 });
 
@@ -196,5 +206,91 @@ test("an example copied out of the repository installs from the tarball and rend
     dir,
   );
   expect(render.status).toBe(0);
-  expect(render.stdout).toMatch(/^Rendered books\/istio to out\/istio\/: \d+ resources/);
+  expect(render.stdout).toMatch(/^Rendered books\/istio in [\d.]+ s: \d+ resources/);
+  expect(render.stdout).toContain(
+    "  wrote resources.yaml, manifests.yaml, helm-releases.yaml, graph.mmd, certificates.yaml to out/istio/",
+  );
 }, 300_000);
+
+/**
+ * The README's "Your own program", from the tarball: `npx --package <tarball> gke-mesh-platform init`
+ * writes a new program that installs the package from where the command came from, and renders at
+ * once, transpiling (saying so from its first second); `npm run typecheck` type-checks it.
+ */
+describe("init from the packed package", () => {
+  let dir: string;
+  let made: SpawnSyncReturns<string>;
+  beforeAll(() => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+    made = spawnSync(
+      "npx",
+      [
+        "--yes",
+        "--package",
+        tarball,
+        "gke-mesh-platform",
+        "init",
+        "mine",
+        "--mesh",
+        "istio",
+        "--ingress",
+        "traefik",
+        "--no-install",
+      ],
+      {
+        cwd: tmp,
+        env: { ...env, CI: "true", npm_config_prefer_offline: "true" },
+        encoding: "utf8",
+        timeout: 300_000,
+      },
+    );
+    dir = path.join(tmp, "mine");
+    ok(made);
+    install(dir);
+  }, 600_000);
+
+  test("writes the program, which installs the package from the tarball the command came from", () => {
+    expect(made.stdout.split("\n")[0]).toBe(
+      "Wrote a new program in mine: Pulumi.yaml, Pulumi.dev.yaml, index.ts, package.json, tsconfig.json, .gitignore",
+    );
+    const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    expect(pkg.dependencies).toEqual({
+      "gke-mesh-platform": `file:${tarball}`,
+      ...rootPackage.peerDependencies,
+    });
+    // The schema the stack file's first line names is there.
+    expect(
+      fs.existsSync(path.join(dir, "node_modules/gke-mesh-platform/dist/stack-config.schema.json")),
+    ).toBe(true);
+    expect(fs.readFileSync(path.join(dir, "Pulumi.dev.yaml"), "utf8")).toMatch(
+      /^# yaml-language-server: \$schema=\.\/node_modules\/gke-mesh-platform\/dist\/stack-config\.schema\.json\n/,
+    );
+  });
+
+  test("renders at once, transpile-only, saying what it does from the first second", () => {
+    const render = run(path.join(dir, "node_modules/.bin/gke-mesh-platform"), ["render"], dir);
+    expect(render.status).toBe(0);
+    expect(render.stderr.split("\n")[0]).toBe(
+      "rendering mine/dev: loading the program: compiling index.ts with ts-node, transpile-only: type errors are your editor's and tsc's to report; --type-check checks them as pulumi up does",
+    );
+    expect(render.stdout).toMatch(/^Rendered mine\/dev in [\d.]+ s: \d+ resources in \d+ components/);
+    expect(render.stdout).toMatch(/^ {6}Istio: /m);
+    expect(render.stdout).toMatch(/^ +Traefik: /m);
+  }, 300_000);
+
+  test("type-checks with its own tsc, and --type-check renders type-checked", () => {
+    const tsc = run("npm", ["run", "typecheck", "--silent"], dir);
+    expect({ status: tsc.status, out: `${tsc.stdout}${tsc.stderr}`.trim() }).toEqual({ status: 0, out: "" });
+    const render = run(
+      path.join(dir, "node_modules/.bin/gke-mesh-platform"),
+      ["render", "--check", "--type-check"],
+      dir,
+    );
+    expect(render.status).toBe(0);
+    expect(render.stderr.split("\n")[0]).toMatch(
+      /^rendering mine\/dev: loading the program: compiling and type-checking index\.ts with ts-node, as pulumi up does/,
+    );
+  }, 300_000);
+});

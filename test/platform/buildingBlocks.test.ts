@@ -123,10 +123,21 @@ test("Prometheus: kube-prometheus-stack, its CRDs from their CRD chart, and wher
     grafana: {
       replicas: 1,
       resources: sized("50m", "128Mi", "512Mi"),
-      sidecar: { resources: helper },
+      // No Secret outside its namespace is Grafana's to read: the mesh's CA keys stay out of its reach.
+      rbac: { namespaced: true },
+      sidecar: {
+        resources: helper,
+        dashboards: { searchNamespace: "monitoring", resource: "configmap" },
+        datasources: { searchNamespace: "monitoring", resource: "configmap" },
+      },
       downloadDashboards: { resources: helper },
     },
-    "kube-state-metrics": { replicas: 1, resources: sized("10m", "64Mi", "256Mi") },
+    // Nor kube-state-metrics': no secrets collector.
+    "kube-state-metrics": {
+      replicas: 1,
+      resources: sized("10m", "64Mi", "256Mi"),
+      collectorsExclude: ["secrets"],
+    },
     "prometheus-node-exporter": { resources: sized("10m", "32Mi", "128Mi") },
     // Its crds subchart is off: the prometheus-operator-crds CRD chart applies the CRDs.
     crds: { enabled: false },

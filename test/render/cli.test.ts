@@ -2,11 +2,15 @@ import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { main, parseFlags, renderFlags, UsageError, type CliIo } from "../../lib/render/cli";
+import { parseFlags, renderFlags, UsageError } from "../../lib/render/cli";
+import { base, project, root, run, withEnv } from "./cliHarness";
+import { docsLink } from "../../lib/config";
 import { progressReporter } from "../../lib/render/progress";
-import { defaultOutDir, readProject, readStackConfig } from "../../lib/render";
+import { clusterInputOf, defaultOutDir, readProject, readStackConfig, renderStack } from "../../lib/render";
+import { noHelm } from "../../lib/render/stack";
 import { findHelm } from "../../lib/cluster";
 import { chartsDir, chartsProblem } from "../upstream/reference";
+import { charts as pins } from "../../lib/versions";
 
 /**
  * The render as a command: help exits 0; a wrong command line exits 2 naming what is wrong and how
@@ -14,48 +18,7 @@ import { chartsDir, chartsProblem } from "../upstream/reference";
  * gets its own folder.
  */
 
-const root = path.resolve(__dirname, "../..");
 let tmp: string;
-
-/** The command run in `cwd`, its output captured. */
-async function run(
-  cwd: string,
-  ...argv: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    cwd,
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    invokedAs: "gke-mesh-platform render",
-    // Jest loads TypeScript itself.
-    registerTypeScript: false,
-  };
-  // File names in messages are relative to the working folder, as in a shell there.
-  const before = process.cwd();
-  process.chdir(cwd);
-  try {
-    const code = await main(argv, io);
-    return { code, stdout: out.join("\n"), stderr: err.join("\n") };
-  } finally {
-    process.chdir(before);
-  }
-}
-
-const base = "config:\n  gcp:project: acme-scratch\n  gcp:region: europe-west1\n  platform:tier: dev\n";
-
-/** A project whose program is the repository's, with stack files by name. */
-function project(dir: string, name: string, stacks: Record<string, string>): string {
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(
-    path.join(dir, "Pulumi.yaml"),
-    `name: ${name}\nruntime: nodejs\nmain: ${JSON.stringify(path.join(root, "stacks", "index.ts"))}\n`,
-  );
-  for (const [stack, text] of Object.entries(stacks))
-    fs.writeFileSync(path.join(dir, `Pulumi.${stack}.yaml`), text);
-  return dir;
-}
 
 beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-cli-"));
@@ -109,8 +72,24 @@ describe("help and wrong command lines", () => {
   });
 
   test.each([
-    [[], "give a command: render or versions or doctor"],
+    [
+      [],
+      "give a command: render, init, versions, preflight, doctor or completion, such as gke-mesh-platform render .",
+    ],
     [["rendr"], 'unknown command "rendr" (did you mean render?)'],
+    [
+      ["deploy"],
+      'unknown command "deploy": the commands are render, init, versions, preflight, doctor or completion',
+    ],
+  ])("%j exits 2 naming the commands: %s", async (argv, message) => {
+    expect(await run(tmp, ...argv)).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `gke-mesh-platform: ${message}\nrun gke-mesh-platform --help for how to use it`,
+    });
+  });
+
+  test.each([
     [["render", "--stak", "good"], "unknown option --stak (did you mean --stack?)"],
     [["render", ".", "--out"], "--out needs a value: --out <dir>"],
     [
@@ -129,7 +108,27 @@ describe("help and wrong command lines", () => {
     ],
     [
       ["render", "."],
-      ". has 5 stacks (bad, broken, good, other, typo): choose one with --stack, such as gke-mesh-platform render . --stack bad",
+      ". has 5 stacks (bad, broken, good, other, typo): choose one with --stack, such as gke-mesh-platform render . --stack bad, or render them all with --all",
+    ],
+    [
+      ["render", ".", "--stack", "Pulumi.good.yaml"],
+      "--stack takes a stack's name, not its config file: for Pulumi.good.yaml, give --stack good",
+    ],
+    [
+      ["render", "Pulumi.good.yaml"],
+      'Pulumi.good.yaml is the config of stack "good": give the program\'s folder and the stack, such as gke-mesh-platform render . --stack good',
+    ],
+    [
+      ["render", ".", "--all", "--stack", "good"],
+      "--all and --stack go not together: --all renders every stack and --stack names one; give one of them",
+    ],
+    [
+      ["render", "good", "--all"],
+      '--all renders every stack, and "good" names one: give the program\'s folder with --all, such as gke-mesh-platform render . --all',
+    ],
+    [
+      ["render", "good", "--check", "--out", "x"],
+      "--check and --out go not together: --check writes nothing, so there is nothing for --out; give one of them",
     ],
   ])("%j exits 2: %s", async (argv, message) => {
     expect(await run(tmp, ...argv)).toEqual({ code: 2, stdout: "", stderr: usage(message) });
@@ -146,7 +145,7 @@ describe("help and wrong command lines", () => {
   test("a multi-stack example without --stack says how to choose", async () => {
     expect((await run(root, "render", "examples/books")).stderr).toBe(
       usage(
-        "examples/books has 2 stacks (istio, linkerd): choose one with --stack, such as gke-mesh-platform render examples/books --stack istio",
+        "examples/books has 2 stacks (istio, linkerd): choose one with --stack, such as gke-mesh-platform render examples/books --stack istio, or render them all with --all",
       ),
     );
   });
@@ -159,7 +158,7 @@ describe("one folder per stack", () => {
     const other = await run(cwd, "render", tmp, "--stack", "other");
     expect([good.code, other.code]).toEqual([0, 0]);
     expect(good.stdout).toMatch(
-      /^Rendered scratch\/good to out\/scratch\/good\/: \d+ resources in \d+ components/,
+      /^Rendered scratch\/good in [\d.]+ s: \d+ resources in \d+ components \(\d+ Kubernetes objects, \d+ Helm releases\)\n {2}wrote resources.yaml, manifests.yaml, helm-releases.yaml, graph.mmd, certificates.yaml to out\/scratch\/good\/\n/,
     );
     for (const stack of ["good", "other"]) {
       expect(fs.readdirSync(path.join(cwd, "out", "scratch", stack)).sort()).toEqual([
@@ -196,6 +195,7 @@ describe("what the render refuses, with the whole message and exit 1", () => {
       code: 1,
       stdout: "",
       stderr: [
+        "rendering scratch/typo: loading the program",
         "Invalid environment config in Pulumi.typo.yaml (2 problems):",
         '  platfrom:monitoring: is in namespace "platfrom", which nothing reads (did you mean "platform"?)',
         "    allowed: platform:<key>, with a key of tier, network, cluster, mesh, ingress, monitoring, crds, chartSource, apps, sizing, overrides",
@@ -205,6 +205,51 @@ describe("what the render refuses, with the whole message and exit 1", () => {
         "    fix: rename it to platform:mesh (in a stack file, a key without a namespace belongs to the program)",
       ].join("\n"),
     });
+  });
+
+  test("a config problem a component finds (the kubeconfig's context) names the stack file too", async () => {
+    const dir = path.join(tmp, "existing");
+    const kubeconfig = path.join(tmp, "kubeconfig-kind");
+    fs.writeFileSync(
+      kubeconfig,
+      "apiVersion: v1\nkind: Config\ncurrent-context: kind-dev\ncontexts:\n  - name: kind-dev\n    context: { cluster: kind-dev }\nclusters:\n  - name: kind-dev\n    cluster: { server: https://127.0.0.1:6443 }\n",
+    );
+    project(dir, "existing", {
+      dev: `${base}  platform:cluster:\n    mode: existing\n    existing:\n      kubeconfigPath: ${kubeconfig}\n      context: prod\n`,
+    });
+    const result = await run(dir, "render");
+    expect({ ...result, stderr: result.stderr.split("\n").slice(1).join("\n") }).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: [
+        "Invalid environment config in Pulumi.dev.yaml:",
+        '  platform:cluster.existing.context: context "prod" is not in ' + kubeconfig,
+        "    allowed: kind-dev",
+        "    fix: set platform:cluster.existing.context to one of its contexts",
+      ].join("\n"),
+    });
+  });
+
+  test("a key indented wrongly is pointed at where it starts, not at the line's first column", async () => {
+    fs.writeFileSync(
+      path.join(tmp, "Pulumi.indent.yaml"),
+      `${base}  platform:mesh:\n    kind: linkerd\n   platform:ingress: {}\n`,
+    );
+    try {
+      const result = await run(tmp, "render", ".", "--stack", "indent");
+      expect(result).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: [
+          "Pulumi.indent.yaml:7:4: not valid YAML: All mapping items must start at the same column",
+          "",
+          "   platform:ingress: {}",
+          "   ^",
+        ].join("\n"),
+      });
+    } finally {
+      fs.rmSync(path.join(tmp, "Pulumi.indent.yaml"));
+    }
   });
 
   test("a YAML syntax error names the file, line and column, and shows the line", async () => {
@@ -220,22 +265,36 @@ describe("what the render refuses, with the whole message and exit 1", () => {
     );
   });
 
-  test("a misspelled config exits 1 with one readable message and no stack trace, from the real process", () => {
+  test("from the real process: a misspelled config is one readable message, no stack trace; a warning links its docs", () => {
+    // One process for both (it compiles the library first): --all goes on past the stack that fails.
+    const dir = project(path.join(tmp, "real"), "real", {
+      bad: `${base}  platform:mesh:\n    kind: linkred\n`,
+      nginx: `${base}  platform:ingress:\n    kind: ingress-nginx\n`,
+    });
     const result = spawnSync(
       process.execPath,
-      [require.resolve("tsx/cli"), path.join(root, "lib/render/cli.ts"), "render", tmp, "--stack", "bad"],
-      { cwd: root, encoding: "utf8" },
+      [require.resolve("tsx/cli"), path.join(root, "lib/render/cli.ts"), "render", dir, "--all", "--check"],
+      { cwd: dir, encoding: "utf8" },
     );
-    expect({ status: result.status, stdout: result.stdout, stderr: result.stderr.trim() }).toEqual({
+    expect({
+      status: result.status,
+      stderr: result.stderr
+        .trim()
+        .split("\n")
+        .filter((l) => !l.startsWith("rendering "))
+        .join("\n"),
+    }).toEqual({
       status: 1,
-      stdout: "",
       stderr: [
+        "real/bad failed:",
         "Invalid environment config in Pulumi.bad.yaml:",
         '  platform:mesh.kind: "linkred" is not allowed (did you mean "linkerd"?)',
         '    allowed: "linkerd", "istio", "none"',
         '    fix: set platform:mesh.kind to "linkerd"',
       ].join("\n"),
     });
+    expect(result.stdout).toMatch(/^Checked real\/nginx in /);
+    expect(result.stdout).toContain(docsLink("docs/migrate-ingress-to-gateway.md"));
   });
 });
 
@@ -277,6 +336,7 @@ describe("encrypted config", () => {
       code: 1,
       stdout: "",
       stderr: [
+        "rendering secrets/passphrase: loading the program",
         "Invalid environment config in Pulumi.passphrase.yaml:",
         "  platform:ingress.acme.email: the secret value is not an email address",
         "    allowed: an email address such as ops@example.com",
@@ -301,6 +361,7 @@ describe("encrypted config", () => {
       stdout: "",
       stderr: [
         "note: platform:ingress is encrypted and shown as [secret]: the render cannot decrypt Pulumi.kms.yaml's secrets, as its secrets provider is gcpkms://projects/acme/locations/global/keyRings/r/cryptoKeys/k, which needs the cloud",
+        "rendering secrets/kms: loading the program",
         "Invalid environment config in Pulumi.kms.yaml:",
         "  platform:ingress.acme.email: is encrypted (secure:), and this render could not decrypt it, so its value cannot be checked",
         "    allowed: an email address such as ops@example.com",
@@ -310,57 +371,113 @@ describe("encrypted config", () => {
   });
 });
 
-describe("progress on long renders", () => {
-  test("nothing for a short render; after 3 s a line, then one every 5 s, and one on resolving", () => {
+describe("progress: what the render is doing, from the first second", () => {
+  test("a line as each phase starts; once registering has gone on for a second, one, then one every 5 s", () => {
     let now = 0;
     const lines: string[] = [];
-    const report = progressReporter(
-      "books/linkerd",
-      (l) => lines.push(l),
-      () => now,
-    );
+    const report = progressReporter("books/linkerd", (l) => lines.push(l), {
+      now: () => now,
+      loading: () => "compiling index.ts with ts-node, transpile-only",
+    });
+    report({ phase: "loading", resources: 0, components: 0 });
     for (let n = 1; n <= 12_000; n++) {
-      now = n; // one resource a millisecond: 12 s of registering
-      report({ phase: "registering", resources: n });
+      now = n; // one registration a millisecond: 12 s of registering, every tenth a component
+      report({ phase: "registering", resources: n - Math.floor(n / 10), components: Math.floor(n / 10) });
     }
     now = 13_000;
-    report({ phase: "resolving", resources: 12_000 });
+    report({ phase: "resolving", resources: 10_800, components: 1_200 });
+    now = 13_400;
+    report({ phase: "checking", resources: 10_800, components: 1_200 });
+    now = 14_000;
+    report({ phase: "writing", resources: 10_800, components: 1_200 });
     expect(lines).toEqual([
-      "rendering books/linkerd: 3,000 resources registered (3 s)",
-      "rendering books/linkerd: 8,000 resources registered (8 s)",
-      "rendering books/linkerd: resolving what 12,000 resources wait for (13 s)",
+      "rendering books/linkerd: loading the program: compiling index.ts with ts-node, transpile-only",
+      "rendering books/linkerd: registering: 901 resources in 100 components (1 s)",
+      "rendering books/linkerd: registering: 5,401 resources in 600 components (6 s)",
+      "rendering books/linkerd: registering: 9,901 resources in 1,100 components (11 s)",
+      "rendering books/linkerd: resolving what 10,800 resources wait for (13 s)",
+      "rendering books/linkerd: checking the safety invariants (13 s)",
+      "rendering books/linkerd: writing the files (14 s)",
     ]);
-    const quiet: string[] = [];
-    const short = progressReporter(
-      "dev",
-      (l) => quiet.push(l),
-      () => 100,
+  });
+
+  test("a render's progress counts what its summary counts: resources, not the components that group them", async () => {
+    const lines: string[] = [];
+    const result = await run(tmp, "render", "good", "--out", path.join(tmp, "out-progress"));
+    lines.push(...result.stderr.split("\n"));
+    const resolving = lines.find((l) => l.includes("resolving what"));
+    const counted = /^Rendered scratch\/good in [\d.]+ s: (\d+) resources in (\d+) components/.exec(
+      result.stdout,
     );
-    short({ phase: "registering", resources: 1 });
-    short({ phase: "resolving", resources: 1 });
-    expect(quiet).toEqual([]);
+    expect(counted).not.toBeNull();
+    expect(resolving).toMatch(
+      new RegExp(`^rendering scratch/good: resolving what ${counted?.[1]} resources wait for \\(\\d+ s\\)$`),
+    );
+    expect(lines[0]).toBe("rendering scratch/good: loading the program");
+    expect(lines.slice(-2).map((l) => l.replace(/\(\d+ s\)$/, "(n s)"))).toEqual([
+      "rendering scratch/good: checking the safety invariants (n s)",
+      "rendering scratch/good: writing the files (n s)",
+    ]);
   });
 });
 
 describe("--charts: what the cluster receives", () => {
   const helm = findHelm();
 
-  test("a chart folder without the pinned charts names each one and the helm pull that fetches it", async () => {
+  /** The body run where no helm is found: HELM unset, a PATH and a home folder without one. */
+  const withoutHelm = <T>(body: () => Promise<T>): Promise<T> =>
+    withEnv({ PATH: path.dirname(process.execPath), HOME: tmp, HELM: undefined }, () => {
+      expect(findHelm()).toBeUndefined();
+      return body();
+    });
+
+  test("without helm, an empty chart folder names each pinned chart it lacks, the helm pull that fetches it, and that helm is missing too", async () => {
     const empty = fs.mkdtempSync(path.join(tmp, "charts-"));
-    const { code, stderr } = await run(
-      tmp,
-      "render",
-      "good",
-      "--charts",
-      empty,
-      "--out",
-      path.join(tmp, "out-empty"),
+    const { code, stdout, stderr } = await withoutHelm(() =>
+      run(tmp, "render", "good", "--charts", empty, "--out", path.join(tmp, "out-empty")),
     );
-    expect(code).toBe(1);
-    expect(stderr).toContain(`${empty} lacks cert-manager v1.21.2`);
-    expect(stderr).toContain(
-      `helm pull linkerd-control-plane --repo https://helm.linkerd.io/edge --version 2026.8.3 --untar --untardir ${empty}/linkerd-control-plane-2026.8.3`,
+    expect({ code, stdout }).toEqual({ code: 1, stdout: "" });
+    const lines = stderr.split("\n").filter((l) => !l.startsWith("rendering "));
+    const pulls = lines.slice(1, -1);
+    const pull = (c: { chart: string; repo: string; version: string }) =>
+      `  helm pull ${c.chart} --repo ${c.repo} --version ${c.version} --untar --untardir ${empty}/${c.chart}-${c.version}`;
+    expect(lines[0]).toBe(
+      `${empty} lacks ${pulls.map((p) => /helm pull (\S+) .*--version (\S+)/.exec(p)?.slice(1).join(" ")).join(", ")}; fetch them with:`,
     );
+    expect(pulls).toEqual(expect.arrayContaining([pull(pins.certManager), pull(pins.linkerdControlPlane)]));
+    expect(lines[lines.length - 1]).toBe(`${noHelm}; the helm pull commands need it too`);
+    expect(noHelm).toBe(
+      "no helm binary: --charts templates each release with Helm 3; install it (https://helm.sh/docs/intro/install/) or set HELM to its path",
+    );
+  });
+
+  test("without helm, a chart folder that has every chart says only that helm is missing", async () => {
+    const full = fs.mkdtempSync(path.join(tmp, "charts-"));
+    const rendered = await renderStack({
+      program: tmp,
+      stack: "good",
+      write: false,
+      registerTypeScript: false,
+    });
+    for (const r of clusterInputOf("scratch/good", "dev", rendered.result).releases) {
+      // The CRD chart and its release can share a chart.
+      fs.mkdirSync(path.join(full, `${r.chart}-${r.version}`), { recursive: true });
+      fs.writeFileSync(
+        path.join(full, `${r.chart}-${r.version}`, "Chart.yaml"),
+        `name: ${r.chart}\nversion: ${r.version}\n`,
+      );
+    }
+    const result = await withoutHelm(() =>
+      run(tmp, "render", "good", "--charts", full, "--out", path.join(tmp, "out-full")),
+    );
+    expect({
+      ...result,
+      stderr: result.stderr.split("\n").filter((l) => !l.startsWith("rendering ")),
+    }).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: [noHelm],
+    });
   });
 
   (helm && chartsDir && !chartsProblem ? test : test.skip)(

@@ -1,0 +1,2 @@
+const { lazy, fromPulumi } = require(".");
+module.exports = lazy(() => require(fromPulumi("normalize-package-data")));

@@ -1,0 +1,3 @@
+const path = require("path");
+const { lazy, pulumiDir } = require(".");
+module.exports = lazy(() => require(path.join(pulumiDir, "typescript-shim.js")));
