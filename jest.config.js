@@ -41,6 +41,8 @@ module.exports = {
   // Examples import the package by name, as a user's program does; in this repository that is lib/.
   moduleNameMapper: {
     "^gke-mesh-platform$": "<rootDir>/lib/index.ts",
+    "^gke-mesh-platform/check$": "<rootDir>/lib/check.ts",
+    "^gke-mesh-platform/render$": "<rootDir>/lib/render/entry.ts",
     // What @pulumi/pulumi loads on import and the tests never call, loaded on first use (test/lazy).
     "^@npmcli/arborist$": "<rootDir>/test/lazy/arborist.js",
     "^normalize-package-data$": "<rootDir>/test/lazy/normalizePackageData.js",

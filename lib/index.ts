@@ -1,9 +1,10 @@
 /**
  * gke-mesh-platform: typed Pulumi and cdk8s constructs for one opinionated GKE platform.
  *
- * This is the public API, and all of it: what a program composes (the `Platform`, or the building
- * blocks on their own), the plan and config entry points, the offline render, and the errors. Layers
- * and internals (docs/architecture.md) are not exported; a test counts what is.
+ * What a `pulumi up` program imports: what it composes (the `Platform`, or the building blocks on their
+ * own), the plan and config entry points, and the errors. The checks are `gke-mesh-platform/check` and
+ * the offline render `gke-mesh-platform/render`; this entry loads neither (test/entryPoints.test.ts).
+ * Layers and internals (docs/architecture.md) are not exported; a test counts what is.
  */
 
 // The whole platform from one environment config, and its entry points.
@@ -60,15 +61,3 @@ export {
 export { meshFor, meshOf, type Mesh, type MeshKind, type MeshSettings } from "./meshes";
 export { standaloneCharts, type CertManagerRef, type ChartContext, type MonitoringRef } from "./deploy";
 export { crdOwnership, type CrdOwners } from "./crds";
-
-// Review and safety: the offline render (`renderStack` is the `gke-mesh-platform render` command's
-// work) and the invariants it and the policy pack check.
-export {
-  renderProgram,
-  renderProject,
-  renderStack,
-  type RenderResult,
-  type RenderStackOptions,
-  type RenderedStack,
-} from "./render";
-export { checkInvariants, type Violation } from "./safety";

@@ -1,5 +1,5 @@
 import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
-import { checks, invariants, type InvariantName, type ResourceView } from "../lib/safety";
+import { checks, invariants, type InvariantName, type ResourceView } from "gke-mesh-platform/check";
 
 /**
  * The platform's safety invariants as Pulumi policies, one per invariant, so any Pulumi program can

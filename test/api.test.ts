@@ -1,10 +1,12 @@
 import * as path from "path";
 import * as ts from "typescript";
 import * as api from "../lib";
+import * as check from "../lib/check";
+import * as render from "../lib/render/entry";
 
 /**
- * The package's public API is a curated list: what users compose, the plan and config entry points,
- * the render and the errors. Anything added or removed is a decision this test makes visible.
+ * The package's public API is a curated list: what users compose, the plan and config entry points and
+ * the errors; the checks and the render are entries of their own (gke-mesh-platform/check, /render). Anything added or removed is a decision this test makes visible.
  */
 test("the package exports a curated list of values", () => {
   expect(Object.keys(api).sort()).toEqual([
@@ -21,7 +23,6 @@ test("the package exports a curated list of values", () => {
     "Platform",
     "Prometheus",
     "Traefik",
-    "checkInvariants",
     "crdOwnership",
     "environmentFromConfig",
     "installMesh",
@@ -31,11 +32,30 @@ test("the package exports a curated list of values", () => {
     "meshOf",
     "parseEnvironment",
     "planFor",
+    "resolvePlan",
+    "standaloneCharts",
+  ]);
+});
+
+test("gke-mesh-platform/check and gke-mesh-platform/render export curated lists of values too", () => {
+  expect(Object.keys(check).sort()).toEqual([
+    "certificateInventory",
+    "checkClusterInvariants",
+    "checkInvariants",
+    "checks",
+    "clusterInvariants",
+    "invariants",
+  ]);
+  expect(Object.keys(render).sort()).toEqual([
+    "RenderInputError",
+    "defaultOutDir",
+    "readProject",
+    "renderFiles",
     "renderProgram",
     "renderProject",
     "renderStack",
-    "resolvePlan",
-    "standaloneCharts",
+    "stacksOf",
+    "viewsOf",
   ]);
 });
 

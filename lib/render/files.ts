@@ -1,5 +1,6 @@
 import * as YAML from "yaml";
-import { certificateInventory, viewsOf, type CertificateEntry } from "../safety";
+import { certificateInventory, type CertificateEntry } from "../safety";
+import { viewsOf } from "./views";
 import { applyOrder, criticalPath, mermaid, shortType } from "./graph";
 import type { RenderResult, RenderedOptions, RenderedResource } from "./run";
 

@@ -20,6 +20,7 @@ export {
 export { applyOrder, criticalPath, mermaid, stageGraph } from "./graph";
 export { certificatesOf, durationText, helmReleases, kubernetesObjects, renderFiles, summary } from "./files";
 export { autoName, placeholder } from "./mocks";
+export { viewsOf } from "./views";
 export {
   RenderInputError,
   readProject,

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { RemoteChildren } from "../safety";
 import { secretPlaceholder } from "../config";
 import { OfflineMocks } from "./mocks";
 
@@ -16,15 +17,8 @@ export interface RenderedOptions {
  * What a remote component's `transforms` make of the children its provider registers at deploy, which
  * the render never sees: each transform is run on one CustomResourceDefinition and one other object.
  */
-export interface RemoteChildren {
-  /** A CustomResourceDefinition among its children, after the transforms. */
-  readonly crd: {
-    readonly retainOnDelete: boolean;
-    readonly annotations: Readonly<Record<string, string>>;
-  };
-  /** The transforms refuse every child that is not a CustomResourceDefinition. */
-  readonly crdsOnly: boolean;
-}
+/** What a remote component's transforms do to its children (lib/safety `ResourceView`). */
+export type { RemoteChildren };
 
 /** One resource the program registered, as `pulumi up` would register it. */
 export interface RenderedResource {
@@ -126,6 +120,7 @@ interface Recorded {
  * returns every resource with its options, dependencies and resolved inputs.
  */
 export function renderProgram(args: RenderProgramArgs): Promise<RenderResult> {
+  if (insideLiveEngine()) return Promise.reject(new Error(liveEngineRefusal));
   // The SDK's runtime is one per process: renders take turns, whoever calls them.
   const turn = queue.then(() => renderAlone(args));
   queue = turn.then(
@@ -136,6 +131,20 @@ export function renderProgram(args: RenderProgramArgs): Promise<RenderResult> {
 }
 
 let queue: Promise<void> = Promise.resolve();
+
+/** Why renderProgram does not run inside a deployment. */
+export const liveEngineRefusal =
+  "renderProgram evaluates a program under Pulumi's mock runtime, which would take this process's Pulumi SDK off the engine it deploys with: it does not run inside pulumi up or pulumi preview. Render from outside the program (gke-mesh-platform render, or gke-mesh-platform/render in a script of its own); a program that deploys imports gke-mesh-platform only.";
+
+/**
+ * Whether this process's Pulumi SDK is connected to a live engine (`pulumi up`, `preview`): its resource
+ * monitor is then a gRPC client; under a render's mocks it is the SDK's MockMonitor (@pulumi/pulumi
+ * runtime/mocks.js `setMocks`), and with neither there is none (runtime/settings.js `getMonitor`).
+ */
+function insideLiveEngine(): boolean {
+  const monitor: object | undefined = pulumi.runtime.getMonitor();
+  return monitor !== undefined && monitor.constructor.name !== "MockMonitor";
+}
 
 async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
   const mocks = new OfflineMocks();

@@ -1,7 +1,5 @@
 import { crdClaims, crdFamilies, type CrdFamily } from "../crds";
 import { routeMatchesGet } from "../manifests/paths";
-import type { RenderResult } from "../render";
-import type { RemoteChildren } from "../render/run";
 import { charts, gkeAnnotations, type ChartName } from "../versions";
 import { certificateInventory } from "./certificates";
 
@@ -9,6 +7,17 @@ import { certificateInventory } from "./certificates";
  * The platform's safety invariants, as pure checks over resources as Pulumi sees them. The test
  * suite asserts them on every render; the policy pack (policy/) enforces them on any Pulumi program.
  */
+
+/** What a remote component's transforms do to the children its provider registers (a helm.v4.Chart's). */
+export interface RemoteChildren {
+  /** A CustomResourceDefinition among its children, after the transforms. */
+  readonly crd: {
+    readonly retainOnDelete: boolean;
+    readonly annotations: Readonly<Record<string, string>>;
+  };
+  /** The transforms refuse every child that is not a CustomResourceDefinition. */
+  readonly crdsOnly: boolean;
+}
 
 /** A resource as a check sees it: what a render records, and what a policy pack is given. */
 export interface ResourceView {
@@ -546,18 +555,4 @@ function probesAuthorized(resources: readonly ResourceView[]): Violation[] {
     }
   }
   return out;
-}
-
-/** The resources of an offline render, as the checks see them. */
-export function viewsOf(result: RenderResult): ResourceView[] {
-  return result.resources
-    .filter((r) => r.custom && !r.read)
-    .map((r) => ({
-      type: r.type,
-      name: r.name,
-      inputs: r.inputs,
-      protect: r.options.protect,
-      retainOnDelete: r.options.retainOnDelete,
-      ...(r.children ? { children: r.children } : {}),
-    }));
 }

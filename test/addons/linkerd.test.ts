@@ -6,7 +6,8 @@ import { gatewayApi } from "../../lib/versions";
 import { ConfigError } from "../../lib/config";
 import { gkeKubeconfig } from "../../lib/gcp";
 import type { RenderResult } from "../../lib/render";
-import { checkInvariants, viewsOf } from "../../lib/safety";
+import { checkInvariants } from "../../lib/safety";
+import { viewsOf } from "../../lib/render";
 import { RELEASE, find as object, release, renderPlatform, values, waitsFor } from "../helpers";
 
 describe("Linkerd with cert-manager, dev", () => {

@@ -7,7 +7,8 @@ import {
   type ClusterFinding,
 } from "../../lib/cluster";
 import { clusterInputOf, kubernetesObjects } from "../../lib/render";
-import { checkInvariants, viewsOf } from "../../lib/safety";
+import { checkInvariants } from "../../lib/safety";
+import { viewsOf } from "../../lib/render";
 import { validateObjects, type KubeObjectLike } from "../validation/schemas";
 import { supportedKubernetes } from "../../lib/versions";
 import { ConfigError } from "../../lib/config";

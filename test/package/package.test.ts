@@ -125,7 +125,21 @@ function consumer(name: string, compilerOptions: Record<string, unknown>): strin
       2,
     ),
   );
-  write("tsconfig.json", JSON.stringify({ compilerOptions, files: ["index.ts"] }, null, 2));
+  write("tsconfig.json", JSON.stringify({ compilerOptions, files: ["index.ts", "review.ts"] }, null, 2));
+  // The two other entries, as a script of one's own that reviews programs would use them.
+  write(
+    "review.ts",
+    [
+      'import { checkInvariants, invariants, type Violation } from "gke-mesh-platform/check";',
+      'import { renderProgram, type RenderResult } from "gke-mesh-platform/render";',
+      "",
+      "export const names: string[] = Object.keys(invariants);",
+      "export const none: Violation[] = checkInvariants([]);",
+      "export const render = (program: () => unknown): Promise<RenderResult> =>",
+      '  renderProgram({ project: "p", stack: "s", config: {}, program });',
+      "",
+    ].join("\n"),
+  );
   write("Pulumi.yaml", `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n`);
   write("Pulumi.dev.yaml", fs.readFileSync(path.join(root, "stacks", "Pulumi.dev.yaml"), "utf8"));
   write(
@@ -166,6 +180,17 @@ describe.each([
     const tsc = run(process.execPath, [path.join(dir, "node_modules/typescript/bin/tsc"), "-p", "."], dir);
     expect(`${tsc.stdout}${tsc.stderr}`).toBe("");
     expect(tsc.status).toBe(0);
+  }, 300_000);
+
+  test("the /check and /render entries load from the installed package", () => {
+    const script = [
+      'const check = require("gke-mesh-platform/check");',
+      'const render = require("gke-mesh-platform/render");',
+      "console.log(Object.keys(check.invariants).length, check.checkInvariants([]).length, typeof render.renderProgram);",
+    ].join(" ");
+    const loaded = run(process.execPath, ["-e", script], dir);
+    expect({ status: loaded.status, stderr: loaded.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(loaded.stdout.trim()).toMatch(/^\d+ 0 function$/);
   }, 300_000);
 
   test("shares the program's Pulumi SDK and providers: one copy of each", () => {

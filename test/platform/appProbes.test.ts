@@ -1,4 +1,5 @@
-import { checkInvariants, viewsOf } from "../../lib/safety";
+import { checkInvariants } from "../../lib/safety";
+import { viewsOf } from "../../lib/render";
 import type { RenderedResource } from "../../lib/render";
 import { find, problems, input, renderPlatform } from "../helpers";
 

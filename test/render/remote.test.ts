@@ -1,7 +1,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as YAML from "yaml";
 import { kubernetesObjects, renderFiles } from "../../lib/render";
-import { checkInvariants, viewsOf } from "../../lib/safety";
+import { checkInvariants } from "../../lib/safety";
+import { viewsOf } from "../../lib/render";
 import { render } from "../helpers";
 
 /**

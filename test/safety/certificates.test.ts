@@ -1,6 +1,7 @@
 import { Platform } from "../../lib/platform";
 import { durationText, summary, type RenderResult } from "../../lib/render";
-import { certificateInventory, viewsOf, type CertificateEntry } from "../../lib/safety";
+import { certificateInventory, type CertificateEntry } from "../../lib/safety";
+import { viewsOf } from "../../lib/render";
 import { config, render } from "../helpers";
 
 /**

@@ -1,13 +1,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import { Platform } from "../../lib/platform";
 import type { RenderResult } from "../../lib/render";
-import {
-  checkInvariants,
-  invariants,
-  viewsOf,
-  type InvariantName,
-  type ResourceView,
-} from "../../lib/safety";
+import { checkInvariants, invariants, type InvariantName, type ResourceView } from "../../lib/safety";
+import { viewsOf } from "../../lib/render";
 import { config, render } from "../helpers";
 
 /**

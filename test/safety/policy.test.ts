@@ -1,6 +1,7 @@
 import type { PolicyResource, StackValidationArgs } from "@pulumi/policy";
 import { Platform } from "../../lib/platform";
-import { invariants, viewsOf, type ResourceView } from "../../lib/safety";
+import { invariants, type ResourceView } from "../../lib/safety";
+import { viewsOf } from "../../lib/render";
 import { notInPolicyPack, policies } from "../../policy/policies";
 import { config, render } from "../helpers";
 

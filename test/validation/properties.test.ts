@@ -3,7 +3,8 @@ import { ConfigError } from "../../lib/config";
 import { parseEnvironment } from "../../lib/plan";
 import { Platform } from "../../lib/platform";
 import { kubernetesObjects } from "../../lib/render";
-import { checkInvariants, viewsOf } from "../../lib/safety";
+import { checkInvariants } from "../../lib/safety";
+import { viewsOf } from "../../lib/render";
 import { input, render } from "../helpers";
 import { validateObjects, type KubeObjectLike } from "./schemas";
 
