@@ -134,6 +134,10 @@ export class CertManager extends pulumi.ComponentResource implements CertManager
   readonly namespace = certManagerNamespace;
   readonly certManager: k8s.helm.v3.Release;
   readonly trustManager?: k8s.helm.v3.Release;
+  private readonly alertsName: string;
+  private readonly namespaceObjects: readonly pulumi.Resource[];
+  private readonly provider: k8s.Provider;
+  private readonly withTrustManager: boolean;
 
   constructor(name: string, args: CertManagerArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:addons:CertManager", name, {}, opts);
@@ -171,28 +175,37 @@ export class CertManager extends pulumi.ComponentResource implements CertManager
         dependsOn: [...ns, this.certManager],
       });
     }
-    if (args.monitoring) {
-      const monitoring = args.monitoring;
-      const alerts = newChart("cert-manager-alerts");
-      const trustManager = args.trustManager ?? false;
-      new CertManagerMonitors(alerts, "monitors", {
-        ...monitoring,
-        namespace: certManagerNamespace,
-        trustManager,
-      });
-      new CertificateAlerts(alerts, "alerts", {
-        ...monitoring,
-        name: "certificates",
-        namespace: certManagerNamespace,
-        rules: certManagerAlertRules({ trustManager }),
-      });
-      // Monitors and rules wait only for their CRDs' owner and the namespace, never for cert-manager itself.
-      deployChart(`${name}-alerts`, alerts, {
-        provider: args.provider,
-        parent: this,
-        dependsOn: [...ns, ...(monitoring.crdOwner ? [monitoring.crdOwner] : [])],
-      });
-    }
+    this.alertsName = `${name}-alerts`;
+    this.namespaceObjects = ns;
+    this.provider = args.provider;
+    this.withTrustManager = args.trustManager ?? false;
+    if (args.monitoring) this.monitorWith(args.monitoring);
     this.registerOutputs({});
+  }
+
+  /**
+   * cert-manager's and trust-manager's monitors and certificate alerts, once: what `monitoring` in the Args
+   * does, for a Prometheus made after this component (the platform's waits for cert-manager, which issues
+   * its webhook certificate). The objects, names and parent are the same either way.
+   */
+  monitorWith(monitoring: MonitoringRef): void {
+    const alerts = newChart("cert-manager-alerts");
+    new CertManagerMonitors(alerts, "monitors", {
+      ...monitoring,
+      namespace: certManagerNamespace,
+      trustManager: this.withTrustManager,
+    });
+    new CertificateAlerts(alerts, "alerts", {
+      ...monitoring,
+      name: "certificates",
+      namespace: certManagerNamespace,
+      rules: certManagerAlertRules({ trustManager: this.withTrustManager }),
+    });
+    // Monitors and rules wait only for their CRDs' owner and the namespace, never for cert-manager itself.
+    deployChart(this.alertsName, alerts, {
+      provider: this.provider,
+      parent: this,
+      dependsOn: [...this.namespaceObjects, ...(monitoring.crdOwner ? [monitoring.crdOwner] : [])],
+    });
   }
 }

@@ -1,6 +1,6 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { sizingProfile, type ResourceSizing, type Sizing } from "../config";
+import { resolvePrometheusStorage, sizingProfile, type ResourceSizing, type Sizing } from "../config";
 import { crdChartsOf } from "../crds";
 import {
   containerResources,
@@ -10,11 +10,13 @@ import {
   newChart,
   pinnedRelease,
   standaloneCharts,
+  zoneSpread,
+  type CertManagerRef,
   type ChartContext,
   type MonitoringRef,
   type Values,
 } from "../deploy";
-import { PlatformNamespace } from "../manifests";
+import { Issuer, PlatformNamespace } from "../manifests";
 import type { GrafanaDashboard } from "../meshes";
 
 export const monitoringNamespace = "monitoring";
@@ -24,6 +26,22 @@ export const prometheusReleaseName = "kube-prometheus-stack";
 /** The chart's Prometheus Service: `<fullname>-prometheus`, where fullname is the release name (templates/_helpers.tpl). */
 /** The labels of the Prometheus pods the operator runs (pkg/prometheus/server/operator.go at v0.93.0). */
 export const prometheusPodLabels = { "app.kubernetes.io/name": "prometheus" } as const;
+
+/**
+ * The chart's Prometheus and Alertmanager pods, as its own anti-affinity and disruption budgets select them:
+ * `app.kubernetes.io/instance` (Prometheus) and `alertmanager` (Alertmanager) name the custom resource,
+ * `<release>-prometheus` and `<release>-alertmanager` (kube-prometheus-stack 88.5.3 templates/_helpers.tpl
+ * prometheus.crname, alertmanager.crname, prometheus.pod-anti-affinity.matchExpressions;
+ * templates/alertmanager/podDisruptionBudget.yaml).
+ */
+const prometheusPods = {
+  ...prometheusPodLabels,
+  "app.kubernetes.io/instance": `${prometheusReleaseName}-prometheus`,
+} as const;
+const alertmanagerPods = {
+  "app.kubernetes.io/name": "alertmanager",
+  alertmanager: `${prometheusReleaseName}-alertmanager`,
+} as const;
 
 export const prometheusUrl = `http://${prometheusReleaseName}-prometheus.${monitoringNamespace}.svc.cluster.local:9090`;
 
@@ -52,6 +70,15 @@ export interface PrometheusArgs {
     readonly labels: Readonly<Record<string, string>>;
     readonly annotations: Readonly<Record<string, string>>;
   };
+  /**
+   * cert-manager, which then issues the Prometheus Operator's admission webhook certificate: the chart's
+   * Certificate, signed by a self-signed Issuer this component makes (cert-manager renews it), and cainjector
+   * puts it into the webhook configurations; the Issuer and the release wait for cert-manager. Without it the chart's certgen Jobs make the
+   * certificate (a ClusterRole that may patch every webhook configuration, a Role that creates Secrets):
+   * nothing else could issue it on a cluster without cert-manager.
+   * @default none: the chart's certgen Jobs
+   */
+  readonly certManager?: CertManagerRef;
   /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
 }
@@ -62,8 +89,13 @@ export type PrometheusSizing = Pick<
   "prometheus" | "alertmanager" | "grafana" | "prometheusOperator" | "kubeStateMetrics" | "nodeExporter"
 >;
 
+/** Used on its own: one replica of each and Prometheus on an emptyDir, as in dev (docs/monitoring.md, "Replicas and storage"). */
 const profileSizing: PrometheusSizing = {
-  prometheus: { ...sizingProfile.prometheus, replicas: 1 },
+  prometheus: {
+    ...sizingProfile.prometheus,
+    replicas: 1,
+    storage: resolvePrometheusStorage(undefined, false),
+  },
   alertmanager: { ...sizingProfile.alertmanager, replicas: 1 },
   grafana: { ...sizingProfile.grafana, replicas: 1 },
   prometheusOperator: { ...sizingProfile.prometheusOperator, replicas: 1 },
@@ -79,11 +111,116 @@ const profileSizing: PrometheusSizing = {
 const helper: ResourceSizing = { cpu: "10m", memory: "50Mi", memoryLimit: "128Mi" };
 
 /**
+ * The Issuer that signs the Prometheus Operator's webhook certificate: self-signed, so the serving
+ * certificate is its own CA and no CA key lies in `monitoring`, whose Secrets Grafana's Role reads
+ * (kube-prometheus-stack 88.5.3 charts/grafana templates/role.yaml: configmaps and secrets). The chart's own
+ * chain (with no certManager.issuerRef: a self-signed Issuer, a root CA Certificate and a CA Issuer,
+ * templates/prometheus-operator/certmanager.yaml) would keep its root CA key there.
+ */
+export const webhookIssuerName = `${prometheusReleaseName}-admission-selfsigned`;
+
+/**
+ * The Prometheus Operator's admission webhook certificate, from cert-manager where there is one: the chart's
+ * 1-year Certificate `<release>-admission` (kube-prometheus-stack 88.5.3
+ * templates/prometheus-operator/certmanager.yaml, renewed by cert-manager at two thirds of its life), signed
+ * by the self-signed `webhookIssuerName`; cert-manager writes a self-signed certificate as its own ca.crt
+ * (pkg/controller/certificaterequests/selfsigned/selfsigned.go at v1.21), and cainjector copies that into
+ * both webhook configurations, which carry cert-manager.io/inject-ca-from and no caBundle of their own
+ * (templates/prometheus-operator/admission-webhooks/_prometheus-operator-webhook.tpl). Without cert-manager,
+ * the certgen Jobs.
+ */
+export function admissionWebhookValues(certManager: boolean): Values {
+  if (!certManager) {
+    // The certgen Jobs (templates/prometheus-operator/admission-webhooks/job-patch/) only write a Secret and patch once.
+    return { patch: { resources: containerResources(helper) } };
+  }
+  return {
+    certManager: { enabled: true, issuerRef: { name: webhookIssuerName, kind: "Issuer" } },
+    // No certgen Jobs, nor their ClusterRole that patches webhook configurations and Role that creates Secrets
+    // (job-patch/*.yaml render only with patch.enabled and without certManager.enabled).
+    patch: { enabled: false },
+    // Without patch.enabled the chart makes both webhooks Fail (admission-webhooks/validatingWebhookConfiguration.yaml,
+    // mutatingWebhookConfiguration.yaml); Ignore, what the certgen path left them at, because a Fail webhook
+    // refuses every PrometheusRule while the operator cannot answer with a certificate the API server trusts:
+    // at install, before the operator has endpoints (the chart's own rules: prometheus-community/helm-charts#2020);
+    // when a release moves from certgen to cert-manager (#6666); for up to a minute at each yearly renewal, while
+    // cainjector has the new certificate in place and the kubelet has not yet given the operator's pod the new
+    // Secret; and whenever its one replica restarts. The operator still rejects an invalid rule it loads
+    // (PrometheusOperatorRejectedResources, templates/prometheus/rules-1.14/prometheus-operator.yaml).
+    failurePolicy: "Ignore",
+  };
+}
+
+/**
+ * Prometheus' TSDB volume, its retention and, with several replicas, their spread, disruption budget and
+ * a Service that keeps each client on one replica.
+ */
+function prometheusServerValues(s: PrometheusSizing["prometheus"]): Values {
+  const storage = s.storage;
+  const replicated = s.replicas > 1;
+  return {
+    prometheusSpec: {
+      replicas: s.replicas,
+      resources: containerResources(s),
+      // Both bounds: time for the history wanted, size (80% of the volume) so the TSDB never fills its disk.
+      retention: storage.retention,
+      retentionSize: storage.retentionSize,
+      // The operator makes a PersistentVolumeClaim per replica from the template (its StatefulSet's
+      // volumeClaimTemplates), or an emptyDir (prometheus-operator Documentation/platform/storage.md at v0.93.1);
+      // the chart's fsGroup 2000 makes the disk writable for its non-root user (values.yaml prometheusSpec.securityContext).
+      storageSpec: storage.persistent
+        ? {
+            volumeClaimTemplate: {
+              spec: {
+                storageClassName: storage.storageClass,
+                // One node writes a replica's TSDB; a Persistent Disk attaches read-write to one node.
+                accessModes: ["ReadWriteOnce"],
+                resources: { requests: { storage: storage.size } },
+              },
+            },
+          }
+        : // The limit keeps the TSDB off the rest of the node's disk: above it the kubelet evicts the pod.
+          { emptyDir: { sizeLimit: storage.size } },
+      // Beside the chart's soft anti-affinity on the node (prometheusSpec.podAntiAffinity "soft"): one replica per zone.
+      ...(replicated ? { topologySpreadConstraints: zoneSpread(prometheusPods) } : {}),
+    },
+    ...(replicated
+      ? {
+          // One replica through a drain (templates/prometheus/podDisruptionBudget.yaml; maxUnavailable stays unset).
+          podDisruptionBudget: { enabled: true, minAvailable: 1 },
+          // The replicas scrape at their own moments: a client (Grafana, linkerd-viz) kept on one sees one
+          // consistent history rather than two alternating (templates/prometheus/service.yaml; kube-prometheus'
+          // prometheus.libsonnet sets the same).
+          service: { sessionAffinity: "ClientIP" },
+        }
+      : {}),
+  };
+}
+
+/** Alertmanager's replicas and, with several, their spread and disruption budget. */
+function alertmanagerValues(s: PrometheusSizing["alertmanager"]): Values {
+  const replicated = s.replicas > 1;
+  return {
+    alertmanagerSpec: {
+      replicas: s.replicas,
+      resources: containerResources(s),
+      ...(replicated ? { topologySpreadConstraints: zoneSpread(alertmanagerPods) } : {}),
+    },
+    // One peer through a drain; the other keeps the silences (templates/alertmanager/podDisruptionBudget.yaml).
+    ...(replicated ? { podDisruptionBudget: { enabled: true, minAvailable: 1 } } : {}),
+  };
+}
+
+/**
  * kube-prometheus-stack values for GKE: what GKE does not expose is not scraped, nor alerted on; every
- * container sized; node-exporter off on Autopilot; the mesh's dashboards in Grafana when asked.
+ * container sized; Prometheus' volume and retention; node-exporter off on Autopilot; the mesh's dashboards
+ * in Grafana when asked; the operator's webhook certificate from cert-manager where there is one.
  */
 export function prometheusValues(
-  args: Pick<PrometheusArgs, "autopilot" | "dashboards" | "sizing" | "podMetadata">,
+  args: Pick<PrometheusArgs, "autopilot" | "dashboards" | "sizing" | "podMetadata"> & {
+    /** cert-manager issues the operator's webhook certificate. @default false: the chart's certgen Jobs */
+    readonly certManager?: boolean;
+  },
 ): Values {
   const s = args.sizing ?? profileSizing;
   const r = containerResources;
@@ -111,20 +248,13 @@ export function prometheusValues(
             : {}),
         },
       },
-      prometheus: {
-        prometheusSpec: {
-          replicas: s.prometheus.replicas,
-          resources: r(s.prometheus),
-        },
-      },
-      alertmanager: {
-        alertmanagerSpec: { replicas: s.alertmanager.replicas, resources: r(s.alertmanager) },
-      },
+      prometheus: prometheusServerValues(s.prometheus),
+      alertmanager: alertmanagerValues(s.alertmanager),
       prometheusOperator: {
         resources: r(s.prometheusOperator),
-        // The config reloader beside Prometheus and Alertmanager, and the webhook certificate Jobs.
+        // The config reloader beside Prometheus and Alertmanager.
         prometheusConfigReloader: { resources: r(helper) },
-        admissionWebhooks: { patch: { resources: r(helper) } },
+        admissionWebhooks: admissionWebhookValues(args.certManager ?? false),
       },
       grafana: {
         replicas: s.grafana.replicas,
@@ -162,7 +292,8 @@ export function prometheusValues(
  * kube-prometheus-stack: Prometheus and the Prometheus Operator, and, as their owner, the operator's CRDs
  * from their CRD chart (each its own resource, retained on delete, upgraded with the pin: Helm never
  * upgrades the copy in kube-prometheus-stack's crds/). PodMonitors the platform emits carry the label its
- * Prometheus selects.
+ * Prometheus selects. With `certManager`, the operator's webhook certificate is cert-manager's and the
+ * release waits for it.
  */
 export class Prometheus extends pulumi.ComponentResource {
   readonly release: k8s.helm.v3.Release;
@@ -197,15 +328,31 @@ export class Prometheus extends pulumi.ComponentResource {
           parent: this,
         })
       : undefined;
+    // The operator's webhook certificate's Issuer, once cert-manager's webhook accepts it.
+    const webhookIssuer = args.certManager
+      ? [
+          ...deployChart(`${name}-webhook-issuer`, webhookIssuerChart(), {
+            provider: args.provider,
+            parent: this,
+            dependsOn: [...ns, args.certManager.certManager],
+          }).values(),
+        ]
+      : [];
     this.release = pinnedRelease({
       chart: "kubePrometheusStack",
       name: prometheusReleaseName,
       namespace: monitoringNamespace,
-      values: prometheusValues(args),
+      values: prometheusValues({ ...args, certManager: args.certManager !== undefined }),
       charts,
       provider: args.provider,
       parent: this,
-      dependsOn: [...ns, ...(this.crds ? [this.crds] : [])],
+      // cert-manager's webhook must answer before the chart's Certificate is accepted, signed by the Issuer.
+      dependsOn: [
+        ...ns,
+        ...(this.crds ? [this.crds] : []),
+        ...(args.certManager ? [args.certManager.certManager] : []),
+        ...webhookIssuer,
+      ],
     });
     this.monitoring = {
       backend: "prometheus-operator",
@@ -216,6 +363,16 @@ export class Prometheus extends pulumi.ComponentResource {
     };
     this.registerOutputs({ url: this.url });
   }
+}
+
+/** The self-signed Issuer of the operator's webhook certificate (`webhookIssuerName`). */
+function webhookIssuerChart(): ReturnType<typeof newChart> {
+  const chart = newChart("prometheus-webhook-issuer");
+  new Issuer(chart, "webhook-issuer", {
+    metadata: { name: webhookIssuerName, namespace: monitoringNamespace },
+    spec: { selfSigned: {} },
+  });
+  return chart;
 }
 
 /** Grafana subchart values that load dashboards from grafana.com into a "mesh" folder. */

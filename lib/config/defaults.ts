@@ -132,6 +132,8 @@ export interface PlatformConfig {
     /** Absent revisions: one istiod without a revision. */
     readonly istio: Filled<NonNullable<Mesh["istio"]>, "revisions" | "defaultRevision">;
   };
+  /** Which app namespaces are isolated from the others (`isolatedNamespaces` lists them). */
+  readonly isolation: Filled<Section<"isolation">>;
   readonly ingress: Filled<Omit<Ingress, "tls" | "acme" | "requestLogging">> & {
     readonly requestLogging: Filled<NonNullable<Ingress["requestLogging"]>>;
     readonly tls: Filled<NonNullable<Ingress["tls"]>>;
@@ -163,6 +165,8 @@ interface TierDefaults {
   readonly protect: boolean;
   readonly maintenance: Maintenance | null;
   readonly replicas: number;
+  /** Prometheus keeps its TSDB on a PersistentVolumeClaim per replica (sizing.prometheus.storage). */
+  readonly persistentMonitoring: boolean;
 }
 
 type BackupPlanSettings = Filled<NonNullable<Section<"cluster">["backups"]>>;
@@ -210,6 +214,8 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
     // Dev takes upgrades whenever GKE schedules them.
     maintenance: null,
     replicas: 1,
+    // An emptyDir: dev is torn down freely, and a StatefulSet's PersistentVolumeClaims outlive it (disks left behind).
+    persistentMonitoring: false,
   },
   staging: {
     // Like prod, so regional failure modes show up before prod.
@@ -235,6 +241,8 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
     protect: false,
     maintenance: weekendWindow,
     replicas: 2,
+    // As prod, so the volume's life (zonal disks, resizing, backups with volume data) is rehearsed before prod.
+    persistentMonitoring: true,
   },
   prod: {
     // Regional control plane and nodes in three zones survive a zone outage.
@@ -261,6 +269,8 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
     protect: true,
     maintenance: weekendWindow,
     replicas: 2,
+    // The certificate and identity alerts keep their history and pending state through a restart.
+    persistentMonitoring: true,
   },
 };
 
@@ -399,6 +409,12 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
         loadBalancerTraffic: input.mesh?.istio?.loadBalancerTraffic ?? "permissive-ports",
       },
     },
+    isolation: {
+      // Staging and prod hold data and credentials worth a lateral move from a compromised pod; dev holds
+      // neither, and developers call its apps from ad-hoc pods anywhere (isolation.enabled opts it in).
+      enabled: input.isolation?.enabled ?? input.tier !== "dev",
+      except: input.isolation?.except ?? [],
+    },
     ingress: {
       // GKE Gateway: Google's managed load balancer with container-native NEGs, no in-cluster proxy to run.
       kind: ingressKind,
@@ -444,7 +460,13 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       folder: input.chartSource?.folder,
       digests: input.chartSource?.digests ?? {},
     },
-    sizing: resolveSizing(input.sizing, highAvailability, meshHighAvailability, meshDefaults[meshKind].proxy),
+    sizing: resolveSizing(
+      input.sizing,
+      highAvailability,
+      meshHighAvailability,
+      meshDefaults[meshKind].proxy,
+      d.persistentMonitoring,
+    ),
     overrides: {
       charts: Object.fromEntries(
         Object.entries(input.overrides?.charts ?? {}).map(([release, o]) => [
@@ -497,6 +519,17 @@ export function isGuarded(
   app: Pick<App, "mesh" | "namespace">,
 ): boolean {
   return app.mesh.authorization !== undefined || config.mesh.denyByDefault.includes(app.namespace);
+}
+
+/**
+ * The app namespaces isolated from the others (`platform:isolation`), sorted: every app namespace but
+ * the exceptions when isolation is on, none when it is off.
+ */
+export function isolatedNamespaces(config: Pick<PlatformConfig, "isolation" | "apps">): string[] {
+  if (!config.isolation.enabled) return [];
+  return [...new Set(config.apps.map((a) => a.namespace))]
+    .filter((ns) => !config.isolation.except.includes(ns))
+    .sort();
 }
 
 /** The path of an app's readiness, startup and liveness probes, which load balancers health-check too. */

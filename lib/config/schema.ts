@@ -458,6 +458,23 @@ export const meshSchema = z.strictObject({
   previousTrustAnchor: z.boolean().optional(),
 });
 
+/**
+ * Isolation of app namespaces from each other (docs/mesh-policy.md, "Namespace isolation"). An isolated
+ * namespace takes calls from its own pods, from the ingress, monitoring and mesh the platform runs, and
+ * from the callers its apps' authorization rules name; nothing else from other namespaces. Two layers
+ * enforce it: a NetworkPolicy, and the mesh's authorization where the mesh enforces per-request policy
+ * (Linkerd; Istio's sidecars).
+ */
+export const isolationSchema = z.strictObject({
+  /** Isolate every app namespace but those in `except`. @default true in staging and prod, false in dev */
+  enabled: z.boolean().optional(),
+  /**
+   * App namespaces left open to every namespace: no NetworkPolicy, and no mesh policy unless
+   * mesh.denyByDefault names them. @default none
+   */
+  except: z.array(resourceName).min(1).optional(),
+});
+
 export const crdOwnerDeclarations = ["platform", "pre-installed"] as const;
 
 /** Who owns CRD families the platform cannot decide alone. Everything else is derived (lib/crds). */
@@ -772,6 +789,8 @@ export const environmentInputSchema = z.strictObject({
   network: networkSchema.optional(),
   cluster: clusterSchema.optional(),
   mesh: meshSchema.optional(),
+  /** Which app namespaces only take calls from other namespaces that are allowed (docs/mesh-policy.md). */
+  isolation: isolationSchema.optional(),
   ingress: ingressSchema.optional(),
   monitoring: monitoringSchema.optional(),
   crds: crdsSchema.optional(),

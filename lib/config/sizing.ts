@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { showValue } from "./errors";
+import { checkedString, type ValueProblem } from "./valueChecks";
 
 /**
  * Production sizing: replicas, requests and limits of every workload the platform installs, tunable per
@@ -32,11 +34,91 @@ const resourcesShape = {
 };
 /** A node agent or a sidecar: one per node or per pod, so no replica count. */
 const agentSchema = z.strictObject(resourcesShape);
-/** A Deployment: replicas too. */
-const workloadSchema = z.strictObject({
+const workloadShape = {
   /** Replicas; two or more while highAvailability is on for a control plane. */
   replicas: z.int().min(1).max(50).optional(),
   ...resourcesShape,
+};
+/** A Deployment: replicas too. */
+const workloadSchema = z.strictObject(workloadShape);
+
+/**
+ * Persistent Disk's bounds, 10 GiB to 64 TiB for pd-balanced, what GKE's `standard-rwo` StorageClass
+ * provisions (cloud.google.com/compute/docs/disks#disk-types); a TSDB also needs room beyond its WAL.
+ */
+const storageSizeBounds = { minGi: 10, maxGi: 65536 } as const;
+
+/** A Prometheus volume's size in GiB: the PersistentVolumeClaim of each replica, or its emptyDir's limit. */
+export function storageSizeProblem(value: string): ValueProblem | undefined {
+  const allowed = `a size in Gi from ${storageSizeBounds.minGi}Gi to ${storageSizeBounds.maxGi}Gi, such as 50Gi`;
+  const m = /^([1-9][0-9]{0,5})Gi$/.exec(value);
+  if (!m) {
+    return {
+      problem: `${showValue(value)} is not a size in Gi`,
+      allowed,
+      fix: (path) => `set ${path} to a size such as 50Gi`,
+    };
+  }
+  const gi = Number(m[1]);
+  if (gi < storageSizeBounds.minGi || gi > storageSizeBounds.maxGi) {
+    return {
+      problem: `${showValue(value)} is ${gi < storageSizeBounds.minGi ? "below Persistent Disk's smallest size" : "above Persistent Disk's largest size"}`,
+      allowed,
+      fix: (path) =>
+        `set ${path} to ${gi < storageSizeBounds.minGi ? `${storageSizeBounds.minGi}Gi or more` : `${storageSizeBounds.maxGi}Gi or less`}`,
+    };
+  }
+  return undefined;
+}
+
+/** Prometheus' TSDB volume (docs/monitoring.md, "Replicas and storage"). */
+const prometheusStorageSchema = z
+  .strictObject({
+    /**
+     * A PersistentVolumeClaim per replica, kept across restarts; false: an emptyDir, lost with the pod.
+     * @default true in staging and prod, and wherever storageClass is set; false in dev
+     */
+    persistent: z.boolean().optional(),
+    /** The volume of each replica: its PersistentVolumeClaim, or its emptyDir's size limit. @default 50Gi persistent, 10Gi emptyDir */
+    size: checkedString(storageSizeProblem).optional(),
+    /** The PersistentVolumeClaims' StorageClass. @default standard-rwo (GKE's balanced Persistent Disk) */
+    storageClass: z
+      .string()
+      .max(253)
+      .regex(
+        /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+        "a StorageClass name such as standard-rwo",
+      )
+      .optional(),
+    /** How long samples are kept; size-based retention (80% of the volume) may drop older ones first. @default 15d */
+    retention: z
+      .string()
+      .regex(/^[1-9][0-9]{0,4}[hdw]$/, "a retention time such as 15d or 2w or 36h")
+      .optional(),
+  })
+  .check((ctx) => {
+    // A StorageClass only provisions PersistentVolumeClaims: with an emptyDir it would have no effect.
+    if (ctx.value.persistent === false && ctx.value.storageClass !== undefined) {
+      const found: ValueProblem = {
+        problem: `${showValue(ctx.value.storageClass)} is set, but persistent is false: an emptyDir has no StorageClass, so it would have no effect`,
+        allowed: "a storageClass only with persistent storage",
+        fix: (path) => `remove ${path}, or set ${path.replace(/storageClass$/, "persistent")} to true`,
+      };
+      ctx.issues.push({
+        code: "custom",
+        message: found.problem,
+        params: { valueProblem: found },
+        input: ctx.value.storageClass,
+        path: ["storageClass"],
+      });
+    }
+  });
+
+/** Prometheus: a workload with its TSDB volume. */
+const prometheusSchema = z.strictObject({
+  ...workloadShape,
+  /** Its TSDB volume, size and retention. @default persistent in staging and prod (docs/monitoring.md, "Replicas and storage") */
+  storage: prometheusStorageSchema.optional(),
 });
 
 /** Every workload `platform:sizing` sizes, with what it is and whether it has replicas. */
@@ -96,7 +178,7 @@ export const sizingSchema = z.strictObject({
   certManagerCainjector: workloadSchema.optional(),
   trustManager: workloadSchema.optional(),
   ingressController: workloadSchema.optional(),
-  prometheus: workloadSchema.optional(),
+  prometheus: prometheusSchema.optional(),
   alertmanager: workloadSchema.optional(),
   grafana: workloadSchema.optional(),
   prometheusOperator: workloadSchema.optional(),
@@ -117,11 +199,32 @@ export interface WorkloadSizing extends ResourceSizing {
   readonly replicas: number;
 }
 
+/** Prometheus' TSDB volume, resolved: retention by time and by size, both within the volume. */
+export interface PrometheusStorage {
+  /** A PersistentVolumeClaim per replica; otherwise an emptyDir, lost with the pod. */
+  readonly persistent: boolean;
+  /** The volume of each replica, in Gi: its PersistentVolumeClaim, or its emptyDir's size limit. */
+  readonly size: string;
+  /** The PersistentVolumeClaims' StorageClass (persistent only). */
+  readonly storageClass?: string;
+  /** How long samples are kept (Prometheus' --storage.tsdb.retention.time). */
+  readonly retention: string;
+  /** The most the TSDB may hold (--storage.tsdb.retention.size): 80% of the volume. */
+  readonly retentionSize: string;
+}
+
+/** Prometheus' replicas, resources and TSDB volume. */
+export interface PrometheusServerSizing extends WorkloadSizing {
+  readonly storage: PrometheusStorage;
+}
+
 /** Every workload's sizing, resolved. */
 export type Sizing = { readonly highAvailability: boolean } & {
-  readonly [K in SizingComponent]: (typeof sizingComponents)[K]["replicated"] extends true
-    ? WorkloadSizing
-    : ResourceSizing;
+  readonly [K in SizingComponent]: K extends "prometheus"
+    ? PrometheusServerSizing
+    : (typeof sizingComponents)[K]["replicated"] extends true
+      ? WorkloadSizing
+      : ResourceSizing;
 };
 
 type Profile = { readonly [K in SizingComponent]: ResourceSizing & { readonly replicas?: number } };
@@ -164,12 +267,15 @@ export const sizingProfile: Profile = {
   // Two replicas spread across zones keep the entry point through a zone loss or a node drain;
   // ingress-nginx values.yaml controller.resources.requests 100m / 90Mi, rounded up for TLS buffers.
   ingressController: { replicas: 2, cpu: "100m", memory: "128Mi", memoryLimit: "512Mi" },
-  // One replica: a second Prometheus doubles memory and shows every series twice without a deduplicating
-  // query layer; a restart leaves a scrape gap, not an outage. Memory grows with series: a meshed cluster's
-  // proxies export per-route histograms, so 2Gi to start and a 4Gi limit.
-  prometheus: { replicas: 1, cpu: "500m", memory: "2Gi", memoryLimit: "4Gi" },
-  // One replica: an Alertmanager pair needs mesh gossip; alerts queue in Prometheus meanwhile.
-  alertmanager: { replicas: 1, cpu: "10m", memory: "64Mi", memoryLimit: "256Mi" },
+  // Two with highAvailability, as kube-prometheus runs them (jsonnet/kube-prometheus/components/
+  // prometheus.libsonnet replicas: 2): the certificate and identity alerts keep firing through a drain or a
+  // zone loss; each replica scrapes everything and the operator drops its prometheus_replica label from the
+  // alerts it sends, so Alertmanager deduplicates them (pkg/prometheus/promcfg.go at v0.93.1). Memory grows
+  // with series: a meshed cluster's proxies export per-route histograms, so 2Gi to start and a 4Gi limit.
+  prometheus: { replicas: 2, cpu: "500m", memory: "2Gi", memoryLimit: "4Gi" },
+  // Two with highAvailability: Alertmanager's cluster is no quorum, any peer that is up notifies, and the pair
+  // gossips its silences and notification log, so a drain loses neither (each replica's emptyDir would).
+  alertmanager: { replicas: 2, cpu: "10m", memory: "64Mi", memoryLimit: "256Mi" },
   // One replica with SQLite storage (kube-prometheus-stack's Grafana), which cannot be shared.
   grafana: { replicas: 1, cpu: "50m", memory: "128Mi", memoryLimit: "512Mi" },
   // One replica: the operator only reconciles; the Prometheus it manages keeps running without it.
@@ -189,16 +295,72 @@ export const sizingProfile: Profile = {
 export const istioProxySizing: ResourceSizing = { cpu: "100m", memory: "128Mi", memoryLimit: "1024Mi" };
 
 type SizingInput = z.infer<typeof sizingSchema>;
+type PrometheusStorageInput = z.infer<typeof prometheusStorageSchema>;
+
+/**
+ * Prometheus' volume without persistence: an emptyDir on the node's boot disk, limited so the TSDB cannot
+ * fill that disk (dev's nodes have 50 GB, shared with images and logs).
+ */
+const emptyDirSize = "10Gi";
+/**
+ * A PersistentVolumeClaim per replica: about two weeks of a busy cluster's series. At the memory limit's
+ * reach (roughly half a million active series) and the operator's default 30s scrape interval, Prometheus
+ * writes ~2 GB a day (1-2 bytes a sample, Prometheus docs/storage.md), so 15 days take ~30 GB of the 40GB
+ * that size-based retention allows on 50Gi.
+ */
+const persistentSize = "50Gi";
+/**
+ * Two full weeks, so a week-over-week comparison (`offset 1w`) always has its week; size-based retention
+ * drops the oldest blocks first where the series outgrow the volume.
+ */
+const defaultRetention = "15d";
+/**
+ * GKE's balanced Persistent Disk with WaitForFirstConsumer binding, so each replica's disk is made in the
+ * zone its pod is scheduled to (GKE's built-in `standard-rwo` StorageClass, the Compute Engine Persistent
+ * Disk CSI driver's).
+ */
+export const defaultStorageClass = "standard-rwo";
+/**
+ * Size-based retention at 80% of the volume: Prometheus counts its WAL and head chunks in the size but
+ * deletes only whole blocks, and compaction writes a new block before it removes the old ones; Prometheus
+ * recommends "at most 80-85% of your allocated Prometheus disk space" (docs/storage.md, "Right-Sizing
+ * Retention Size", at v3.14.0, the version kube-prometheus-stack 88.5.3 runs).
+ */
+const retentionShare = 0.8;
+
+/**
+ * Prometheus' volume: persistent where asked or where the tier wants it, sized, with retention by time
+ * and by size that fit the volume. `GB` is Prometheus' unit for 2^30 bytes (docs/storage.md:
+ * "Based on powers-of-2"), so 80% of a 50Gi volume is `40GB`.
+ */
+export function resolvePrometheusStorage(
+  input: PrometheusStorageInput | undefined,
+  persistentByDefault: boolean,
+): PrometheusStorage {
+  // Naming a StorageClass asks for PersistentVolumeClaims in any tier.
+  const persistent = input?.persistent ?? (input?.storageClass !== undefined || persistentByDefault);
+  const size = input?.size ?? (persistent ? persistentSize : emptyDirSize);
+  const gi = Number(/^([0-9]+)Gi$/.exec(size)?.[1]);
+  return {
+    persistent,
+    size,
+    ...(persistent ? { storageClass: input?.storageClass ?? defaultStorageClass } : {}),
+    retention: input?.retention ?? defaultRetention,
+    retentionSize: `${Math.floor(gi * retentionShare)}GB`,
+  };
+}
 
 /**
  * The environment's sizing: the profile, `highAvailability`'s replica counts (one replica without
- * it), and the user's values over both. `proxy` is the mesh's proxy profile (schema.ts meshDefaults).
+ * it), and the user's values over both. `proxy` is the mesh's proxy profile (schema.ts meshDefaults);
+ * `persistentMonitoring` is the tier's choice of a persistent Prometheus volume (defaults.ts tierDefaults).
  */
 export function resolveSizing(
   input: SizingInput | undefined,
   highAvailability: boolean,
   meshHighAvailability: boolean,
   proxy: ResourceSizing,
+  persistentMonitoring: boolean,
 ): Sizing {
   const out: Record<string, unknown> = { highAvailability };
   for (const key of Object.keys(sizingComponents) as SizingComponent[]) {
@@ -212,6 +374,10 @@ export function resolveSizing(
       ...resources,
       ...(sizingComponents[key].replicated ? { replicas: ha ? (haReplicas ?? 1) : 1 } : {}),
       ...given,
+      // The volume as given, resolved: it replaces the input's own `storage`.
+      ...(key === "prometheus"
+        ? { storage: resolvePrometheusStorage(input?.prometheus?.storage, persistentMonitoring) }
+        : {}),
     };
   }
   return out as Sizing;

@@ -126,7 +126,9 @@ export function crdOwnership(
       chart: "certManager",
       reason: mesh.needsCertManager
         ? "mesh identity is issued by cert-manager"
-        : "ingress certificates come from cert-manager",
+        : config.ingress.kind === "traefik" || config.ingress.kind === "ingress-nginx"
+          ? "ingress certificates come from cert-manager"
+          : "the Prometheus Operator's webhook certificate comes from cert-manager",
     };
   }
   if (config.ingress.kind === "traefik") {
@@ -165,10 +167,22 @@ export function crdOwnership(
   return { owners, problems };
 }
 
-/** cert-manager issues mesh identity, and certificates for hosts served by Traefik or ingress-nginx. */
-export function needsCertManager(config: Pick<PlatformConfig, "ingress">, mesh: MeshCrdClaims): boolean {
+/**
+ * cert-manager issues mesh identity, certificates for hosts served by Traefik or ingress-nginx, and the
+ * Prometheus Operator's admission webhook certificate with the platform's kube-prometheus-stack: one owner
+ * of every certificate, renewed and alerted on, instead of the chart's certgen Jobs (and their ClusterRole
+ * that patches webhook configurations) on the one layout that would not have cert-manager otherwise (no mesh,
+ * GKE's Gateway).
+ */
+export function needsCertManager(
+  config: Pick<PlatformConfig, "ingress" | "monitoring">,
+  mesh: MeshCrdClaims,
+): boolean {
   return (
-    mesh.needsCertManager || config.ingress.kind === "traefik" || config.ingress.kind === "ingress-nginx"
+    mesh.needsCertManager ||
+    config.ingress.kind === "traefik" ||
+    config.ingress.kind === "ingress-nginx" ||
+    config.monitoring.backend === "prometheus"
   );
 }
 

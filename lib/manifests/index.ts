@@ -10,3 +10,4 @@ export * from "./meshPolicy";
 export * from "./paths";
 export * from "./certificateAlerts";
 export * from "./workloadMonitor";
+export * from "./networkPolicy";

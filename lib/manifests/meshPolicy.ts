@@ -253,9 +253,13 @@ export class FaultInjector extends Construct {
 
 // ---------- access ----------
 
-/** Who may call: a workload by its mesh identity (its service account), or clients from networks. */
+/**
+ * Who may call: a workload by its mesh identity (its service account), every workload of a namespace
+ * by theirs, or clients from networks.
+ */
 export type Caller =
   | { readonly kind: "identity"; readonly namespace: string; readonly serviceAccount: string }
+  | { readonly kind: "namespace"; readonly namespace: string }
   | { readonly kind: "network"; readonly name: string; readonly cidrs: readonly string[] };
 
 export interface AccessGrant {

@@ -2,7 +2,7 @@ import type { Construct } from "constructs";
 import type { ConfigProblem, EnvironmentInput, PlatformConfig } from "../config";
 import type { CrdFamily } from "../crds";
 import type { ChartFrom } from "../deploy";
-import type { AccessGrant, IngressBackend, PodSecurityLevel } from "../manifests";
+import type { AccessGrant, IngressBackend, NetworkPeer, NetworkPort, PodSecurityLevel } from "../manifests";
 import type { ChartName } from "../versions";
 
 /** The meshes the platform builds. */
@@ -113,8 +113,30 @@ export interface RouteRetry {
   readonly timeout?: string;
 }
 
+/** What a NetworkPolicy in front of a mesh's pods must let in for the mesh itself. */
+export interface MeshNetwork {
+  /** Ports meshed calls arrive on instead of the port called (Linkerd's inbound port, ztunnel's HBONE port). */
+  readonly meshedCallPorts: readonly NetworkPort[];
+  /** Ports of the injected proxy that the mesh's proxy monitors scrape on every meshed pod. */
+  readonly proxyScrapePorts: readonly NetworkPort[];
+  /** Where kubelet's probes come from when not from the node itself, which a NetworkPolicy always lets in. */
+  readonly probeSources: readonly string[];
+  /** The mesh's own components that connect to meshed pods, with the ports they reach. */
+  readonly controlPlane: readonly NetworkPeer[];
+}
+
+/** Pods no proxy fronts: calls and scrapes arrive on the ports they are made to, probes from the node. */
+export const unmeshedNetwork: MeshNetwork = {
+  meshedCallPorts: [],
+  proxyScrapePorts: [],
+  probeSources: [],
+  controlPlane: [],
+};
+
 /** How a mesh enforces east-west policy: routes, authorization, deny by default. */
 export interface MeshPolicy {
+  /** What a NetworkPolicy must let in for the mesh (the environment's mesh section says what is installed). */
+  network(config: MeshConfig): MeshNetwork;
   /** Why routes and authorization cannot be built on this mesh's data plane; absent when they can. */
   readonly unsupported?: string;
   /** Why route retries cannot be built, and what to do; absent when they can. */

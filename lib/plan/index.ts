@@ -1,3 +1,4 @@
 export * from "./plan";
 export { chartContext } from "./overrides";
 export { meshTrafficRules, restRouteSuffix } from "./meshTrafficRules";
+export * from "./isolation";

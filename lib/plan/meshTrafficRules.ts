@@ -1,5 +1,4 @@
 import {
-  isGuarded,
   nearest,
   probePathOf,
   showValue,
@@ -8,12 +7,14 @@ import {
   type PlatformConfig,
 } from "../config";
 import type { Mesh } from "../meshes";
+import { isGuardedIn, meshClosure } from "./isolation";
 
 const cfg = (path: string): string => `platform:${path}`;
 
 /**
- * Rules for apps' mesh routes and authorization and for deny-by-default namespaces: everything they
- * name exists, the chosen mesh can do what they ask, and no rule shuts out the app's own probes.
+ * Rules for apps' mesh routes and authorization, deny-by-default namespaces and namespace isolation:
+ * everything they name exists, the chosen mesh can do what they ask, and no rule shuts out the app's
+ * own probes.
  */
 export function meshTrafficRules(config: PlatformConfig, mesh: Mesh): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
@@ -28,7 +29,7 @@ export function meshTrafficRules(config: PlatformConfig, mesh: Mesh): ConfigProb
     const neighbours = config.apps.filter((a) => a.namespace === app.namespace);
     problems.push(...routeRules(mesh, app, neighbours, at), ...authorizationRules(app, neighbours, at));
   });
-  if (!lacking) problems.push(...routeNameRules(config), ...guardedPathRules(config));
+  if (!lacking) problems.push(...routeNameRules(config), ...guardedPathRules(config, mesh));
   const appNamespaces = [...new Set(config.apps.map((a) => a.namespace))].sort();
   config.mesh.denyByDefault.forEach((ns, i) => {
     const at = cfg(`mesh.denyByDefault[${i}]`);
@@ -42,12 +43,41 @@ export function meshTrafficRules(config: PlatformConfig, mesh: Mesh): ConfigProb
     }
   });
   config.apps.forEach((app, i) => {
-    if (config.mesh.denyByDefault.includes(app.namespace) && reservedInDenyNamespaces.includes(app.name)) {
+    if (meshClosure(config, mesh, app.namespace) !== "open" && reservedInDenyNamespaces.includes(app.name)) {
       problems.push({
         path: cfg(`apps[${i}].name`),
-        problem: `${showValue(app.name)} is the name of a policy object the platform creates in a deny-by-default namespace`,
+        problem: `${showValue(app.name)} is the name of a policy object the platform creates in a namespace that denies by default or is isolated`,
         allowed: `any name but ${reservedInDenyNamespaces.join(", ")}`,
         fix: "rename the app",
+      });
+    }
+  });
+  problems.push(...isolationRules(config, appNamespaces));
+  return problems;
+}
+
+/** `platform:isolation.except` names app namespaces, only where isolation is on, and none that denies by default. */
+function isolationRules(config: PlatformConfig, appNamespaces: readonly string[]): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  config.isolation.except.forEach((ns, i) => {
+    const at = cfg(`isolation.except[${i}]`);
+    if (!config.isolation.enabled) {
+      problems.push({
+        path: at,
+        problem: `is set, but isolation is off (isolation.enabled is false${config.tier === "dev" ? ", the dev tier's default" : ""}), so no namespace is isolated and the exception would have no effect`,
+        fix: "remove platform:isolation.except, or set platform:isolation.enabled to true",
+      });
+    } else if (!appNamespaces.includes(ns)) {
+      problems.push({
+        path: at,
+        ...unknownName(ns, appNamespaces, "a namespace of an app", "app namespaces"),
+      });
+    } else if (config.mesh.denyByDefault.includes(ns)) {
+      problems.push({
+        path: at,
+        problem: `${showValue(ns)} would be left open to every namespace, but mesh.denyByDefault names it, so the mesh refuses every call to it that no rule allows`,
+        allowed: `app namespaces not in mesh.denyByDefault: ${appNamespaces.filter((n) => !config.mesh.denyByDefault.includes(n)).join(", ") || "none"}`,
+        fix: `remove ${showValue(ns)} from platform:isolation.except (its NetworkPolicy then agrees with the mesh), or from platform:mesh.denyByDefault`,
       });
     }
   });
@@ -238,10 +268,10 @@ function routeNameRules(config: PlatformConfig): ConfigProblem[] {
 }
 
 /** Paths that become route matches once an app is guarded: its probe, metrics and exposed paths. */
-function guardedPathRules(config: PlatformConfig): ConfigProblem[] {
+function guardedPathRules(config: PlatformConfig, mesh: Mesh): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   config.apps.forEach((app, i) => {
-    if (!isGuarded(config, app)) return;
+    if (!isGuardedIn(config, mesh, app)) return;
     const paths: [string, string][] = [
       [app.expose ? `apps[${i}].expose.healthCheckPath` : `apps[${i}]`, probePathOf(app)],
       ...(app.metrics ? [[`apps[${i}].metrics.path`, app.metrics.path] as [string, string]] : []),

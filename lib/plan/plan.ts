@@ -6,7 +6,6 @@ import {
   configWarnings,
   assembleEnvironment,
   configKeyProblems,
-  isGuarded,
   parseInput,
   probePathOf,
   resolveConfig,
@@ -41,6 +40,7 @@ import {
   privateNetworks,
   type ChartName,
 } from "../versions";
+import { isGuardedIn, meshClosure, sameNamespaceGrants } from "./isolation";
 import { meshTrafficRules } from "./meshTrafficRules";
 import { chartSourceProblems } from "./chartSources";
 import { gatewayApiWarnings } from "./gatewayApiVersions";
@@ -79,7 +79,7 @@ export interface AppPlan {
   readonly fromGoogleLoadBalancer: boolean;
   /** Where those load balancers' traffic and health checks come from: Google's ranges, and the proxy-only subnet for regional classes. */
   readonly loadBalancerSources: readonly string[];
-  /** Calls to it need authorization: it has rules, or its namespace denies by default. */
+  /** Calls to it need authorization: it has rules, or its namespace is closed in the mesh (`meshClosure`). */
   readonly guarded: boolean;
   /** Everything that may call it when guarded: its rules, and what must always get through. */
   readonly grants: readonly AccessGrant[];
@@ -347,7 +347,7 @@ function namespacesOf(config: PlatformConfig, mesh: Mesh): NamespacePlan[] {
     const onGateway = config.apps.some((a) => a.namespace === name && a.expose?.via.includes("gke-gateway"));
     const enrolment: PodMetadata = mesh.namespaceEnrolment;
     const deny =
-      mesh.policy && config.mesh.denyByDefault.includes(name) ? mesh.policy.denyByDefaultAnnotations : {};
+      mesh.policy && meshClosure(config, mesh, name) !== "open" ? mesh.policy.denyByDefaultAnnotations : {};
     return {
       name,
       labels: { ...enrolment.labels, ...(onGateway ? { [gatewayAccessLabel]: "true" } : {}) },
@@ -357,7 +357,7 @@ function namespacesOf(config: PlatformConfig, mesh: Mesh): NamespacePlan[] {
 }
 
 function appPlan(config: PlatformConfig, mesh: Mesh, app: App): AppPlan {
-  const guarded = isGuarded(config, app);
+  const guarded = isGuardedIn(config, mesh, app);
   return {
     app,
     probePath: probePathOf(app),
@@ -377,7 +377,10 @@ function appPlan(config: PlatformConfig, mesh: Mesh, app: App): AppPlan {
       ),
     ],
     guarded,
-    grants: guarded && mesh.policy ? accessGrants(config, mesh, app) : [],
+    grants:
+      guarded && mesh.policy
+        ? [...sameNamespaceGrants(config, mesh, app), ...accessGrants(config, mesh, app)]
+        : [],
     routes: app.mesh.routes.map((r) => ({
       ...r,
       backends: r.backends.map((b) => ({

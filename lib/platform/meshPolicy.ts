@@ -1,8 +1,10 @@
 import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import { deployChart, newChart } from "../deploy";
-import type { Plan } from "../plan";
+import { NamespaceNetworkPolicy } from "../manifests";
+import { meshClosure, type Plan } from "../plan";
 import { deployWithServers } from "./app";
+import { namespaceNetworkPolicies } from "./networkPolicy";
 
 export interface NamespacePolicyArgs {
   readonly plan: Plan;
@@ -15,26 +17,41 @@ export interface NamespacePolicyArgs {
 }
 
 /**
- * Each app namespace's own mesh policy: deny by default, and the fault injectors its apps' routes
- * send to. One chart per namespace, waiting for the mesh's control plane and the namespace; the
- * workloads never wait for them. Apps' routes and authorization are the `App` component's.
+ * Each app namespace's own policy: the NetworkPolicy of an isolated namespace, and in the mesh deny by
+ * default (for `mesh.denyByDefault` and isolated namespaces) and the fault injectors its apps' routes
+ * send to. The NetworkPolicy waits only for its namespace; the mesh's objects, one chart per namespace,
+ * for the mesh's control plane too. The workloads never wait for them. Apps' routes and authorization
+ * are the `App` component's.
  */
 export function deployNamespacePolicy(name: string, args: NamespacePolicyArgs): void {
   const { plan } = args;
   const policy = plan.mesh.policy;
-  if (!policy) return;
-  const deny = new Set(plan.config.mesh.denyByDefault);
+  const isolation = new Map(namespaceNetworkPolicies(plan).map((n) => [n.namespace, n]));
   for (const ns of plan.namespaces.map((n) => n.name)) {
+    const namespace = args.namespaces.get(ns);
+    const namespaces = namespace ? new Map([[ns, namespace]]) : undefined;
+    const network = isolation.get(ns);
+    if (network) {
+      const chart = newChart(`network-policy-${ns}`);
+      new NamespaceNetworkPolicy(chart, "isolation", network);
+      deployChart(`${name}-network-policy-${ns}`, chart, {
+        provider: args.provider,
+        parent: args.parent,
+        namespaces,
+      });
+    }
+    if (!policy) continue;
+    const closed = meshClosure(plan.config, plan.mesh, ns) !== "open";
     const statuses = new Set(
       plan.apps
         .filter((a) => a.app.namespace === ns)
         .flatMap((a) => a.routes.flatMap((r) => (r.fault ? [r.fault.status] : []))),
     );
-    if (statuses.size === 0 && !deny.has(ns)) continue;
+    if (statuses.size === 0 && !closed) continue;
     const id = `mesh-policy-${ns}`;
     const policies = newChart(id);
     const servers = newChart(`${id}-servers`);
-    if (deny.has(ns))
+    if (closed)
       policy.denyByDefault(policies, "deny", {
         namespace: ns,
         clusterSources: plan.clusterSources,
@@ -43,12 +60,11 @@ export function deployNamespacePolicy(name: string, args: NamespacePolicyArgs): 
     for (const status of [...statuses].sort()) {
       policy.faultInjector(policies, `fault-${status}`, { namespace: ns, status });
     }
-    const namespace = args.namespaces.get(ns);
     deployWithServers(`${name}-${id}`, policies, servers, (prefix, chart, after) => [
       ...deployChart(prefix, chart, {
         provider: args.provider,
         parent: args.parent,
-        namespaces: namespace ? new Map([[ns, namespace]]) : undefined,
+        namespaces,
         dependsOn: [...args.dependsOn, ...after],
       }).values(),
     ]);

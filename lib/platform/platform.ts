@@ -129,26 +129,9 @@ export class Platform extends pulumi.ComponentResource {
       );
     }
     const autopilot = config.cluster.mode === "autopilot";
-    if (plan.prometheus) {
-      this.prometheus = new Prometheus(
-        `${name}-prometheus`,
-        {
-          charts: plan.charts,
-          autopilot,
-          dashboards: plan.grafanaDashboards,
-          podMetadata: mesh.scraper?.pod,
-          sizing: config.sizing,
-          namespaceLabels: mesh.unmanagedNamespaceLabels,
-          provider,
-        },
-        child,
-      );
-    }
-    // Monitors wait for the Prometheus Operator CRDs when the platform's Prometheus owns them.
-    const monitoring: MonitoringRef | undefined = plan.monitoring && {
-      ...plan.monitoring,
-      crdOwner: plan.monitoring.backend === "prometheus-operator" ? this.prometheus?.release : undefined,
-    };
+    // cert-manager first: the platform's kube-prometheus-stack release waits for it (the operator's webhook
+    // certificate is cert-manager's), so cert-manager's own monitors, which need that release's CRDs, are
+    // deployed after it below rather than by CertManager itself.
     if (plan.certManager) {
       this.certManager = new CertManager(
         `${name}-cert-manager`,
@@ -160,11 +143,34 @@ export class Platform extends pulumi.ComponentResource {
           sizing: config.sizing,
           namespaceLabels: mesh.unmanagedNamespaceLabels,
           provider,
-          monitoring,
+          monitoring: plan.prometheus ? undefined : plan.monitoring,
         },
         child,
       );
     }
+    if (plan.prometheus) {
+      this.prometheus = new Prometheus(
+        `${name}-prometheus`,
+        {
+          charts: plan.charts,
+          autopilot,
+          dashboards: plan.grafanaDashboards,
+          podMetadata: mesh.scraper?.pod,
+          sizing: config.sizing,
+          namespaceLabels: mesh.unmanagedNamespaceLabels,
+          certManager: this.certManager,
+          provider,
+        },
+        child,
+      );
+    }
+    // Monitors wait for the Prometheus Operator CRDs when the platform's Prometheus owns them.
+    const monitoring: MonitoringRef | undefined = plan.monitoring && {
+      ...plan.monitoring,
+      crdOwner: plan.monitoring.backend === "prometheus-operator" ? this.prometheus?.release : undefined,
+    };
+    // cert-manager's monitors, now that their Prometheus exists (it was made after cert-manager).
+    if (this.certManager && this.prometheus && monitoring) this.certManager.monitorWith(monitoring);
     if (this.certManager) {
       this.mesh = installMesh(
         `${name}-${mesh.kind}`,

@@ -1,6 +1,6 @@
 import { crdClaims, crdFamilies, type CrdFamily } from "../crds";
 import { routeMatchesGet } from "../manifests/paths";
-import { charts, gkeAnnotations, type ChartName } from "../versions";
+import { charts, gkeAnnotations, linkerdFacts, privateNetworks, type ChartName } from "../versions";
 import { certificateInventory } from "./certificates";
 
 /**
@@ -48,6 +48,8 @@ export const invariants = {
     "Where a Linkerd Server has routes, every HTTP probe of its pods matches a route authorized from the networks kubelet probes from.",
   "certificates-renewed":
     "Every certificate the program's components make, mount or reference has something that renews it.",
+  "network-policy-admits-mesh-grants":
+    "Where a NetworkPolicy isolates pods, every caller the mesh's authorization lets in from another namespace or from outside the cluster gets through it, on the port the mesh receives the call on.",
 } as const;
 
 export type InvariantName = keyof typeof invariants;
@@ -88,6 +90,7 @@ export const checks: Record<InvariantName, (resources: readonly ResourceView[]) 
   "consistent-neg": consistentNeg,
   "probes-authorized": probesAuthorized,
   "certificates-renewed": certificatesRenewed,
+  "network-policy-admits-mesh-grants": networkPolicyAdmitsMeshGrants,
 };
 
 /** The certificate inventory's entries that nothing renews (lib/safety/certificates.ts). */
@@ -553,6 +556,248 @@ function probesAuthorized(resources: readonly ResourceView[]): Violation[] {
         }
       }
     }
+  }
+  return out;
+}
+
+/** A caller the mesh lets in: its namespace (a mesh identity's) or its address range. */
+type MeshSource = { readonly namespace: string } | { readonly cidr: string };
+
+/** One caller a mesh policy object lets into pods, and the ports its calls arrive on there. */
+interface MeshGrant {
+  readonly resource: ResourceView;
+  /** The mesh object that lets it in, for the message. */
+  readonly by: string;
+  readonly namespace: string;
+  /** Labels of the pods it reaches (all of the namespace's: empty). */
+  readonly podLabels: Obj;
+  readonly source: MeshSource;
+  /** Ports the calls arrive on; a NetworkPolicy must admit every one. */
+  readonly ports: readonly (number | string)[];
+}
+
+/** An IPv4 CIDR's first address and prefix length, or undefined for anything else. */
+function ipv4Cidr(value: string): [number, number] | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/.exec(value);
+  if (!m || Number(m[5]) > 32) return undefined;
+  return [m.slice(1, 5).reduce((acc, o) => acc * 256 + Number(o), 0), Number(m[5])];
+}
+
+/** Whether `inner` lies within `outer` (IPv4; an IPv6 range only within itself). */
+function cidrWithin(inner: string, outer: string): boolean {
+  if (inner === outer) return true;
+  const i = ipv4Cidr(inner);
+  const o = ipv4Cidr(outer);
+  if (!i || !o || i[1] < o[1]) return false;
+  return Math.floor(i[0] / 2 ** (32 - o[1])) === Math.floor(o[0] / 2 ** (32 - o[1]));
+}
+
+/**
+ * The cluster's own node and pod ranges: the platform's subnets but the proxy-only one. Callers from them
+ * are pods (a NetworkPolicy admits them by namespace) or kubelet (always admitted from its node). Where
+ * no subnet is in the program (a cluster made elsewhere), the private ranges stand in.
+ */
+function clusterRanges(resources: readonly ResourceView[]): string[] {
+  const subnets = resources.filter(
+    (r) =>
+      r.type === "gcp:compute/subnetwork:Subnetwork" && at(r.inputs, "purpose") !== "REGIONAL_MANAGED_PROXY",
+  );
+  if (subnets.length === 0) return [...privateNetworks];
+  return subnets.flatMap((r) => [
+    ...(str(at(r.inputs, "ipCidrRange")) ? [String(at(r.inputs, "ipCidrRange"))] : []),
+    ...((at(r.inputs, "secondaryIpRanges") as Obj[] | undefined) ?? []).flatMap((x) =>
+      typeof x.ipCidrRange === "string" ? [x.ipCidrRange] : [],
+    ),
+  ]);
+}
+
+/** Whether a selector (its `matchLabels`) selects pods with these labels. */
+const selects = (selector: unknown, podLabels: Obj): boolean =>
+  Object.entries((at(selector, "matchLabels") ?? {}) as Obj).every(([k, v]) => podLabels[k] === v);
+
+/** Whether a NetworkPolicy rule's peer lets the source in. */
+function peerAdmits(peer: Obj, source: MeshSource, policyNamespace: string): boolean {
+  if ("cidr" in source) {
+    const block = at(peer, "ipBlock");
+    const except = ((at(block, "except") as unknown[] | undefined) ?? []).map(String);
+    return (
+      isObj(block) &&
+      cidrWithin(source.cidr, String(block.cidr)) &&
+      !except.some((e) => cidrWithin(e, source.cidr) || cidrWithin(source.cidr, e))
+    );
+  }
+  const nsSelector = at(peer, "namespaceSelector");
+  if (nsSelector === undefined)
+    return at(peer, "podSelector") !== undefined && source.namespace === policyNamespace;
+  const labels = at(nsSelector, "matchLabels") as Obj | undefined;
+  return (
+    at(nsSelector, "matchExpressions") === undefined &&
+    Object.entries(labels ?? {}).every(
+      ([k, v]) => k === "kubernetes.io/metadata.name" && v === source.namespace,
+    )
+  );
+}
+
+/** The mesh grants of Linkerd's Servers and Istio's ALLOW policies, per namespace. */
+function meshGrants(resources: readonly ResourceView[], cluster: readonly string[]): MeshGrant[] {
+  const objects = resources.map((r) => ({ r, o: object(r) }));
+  const inNs = (ns: string | undefined, k: string, group: string) =>
+    objects.filter(
+      (x) => x.o.kind === k && x.o.namespace === ns && str(at(x.r.inputs, "apiVersion"))?.startsWith(group),
+    );
+  const external = (cidr: string) =>
+    cidr !== "0.0.0.0/0" && cidr !== "::/0" && !cluster.some((c) => cidrWithin(cidr, c));
+  const grants: MeshGrant[] = [];
+  for (const server of objects.filter(
+    (x) => x.o.kind === "Server" && str(at(x.r.inputs, "apiVersion"))?.startsWith("policy.linkerd.io/"),
+  )) {
+    const ns = server.o.namespace ?? "";
+    const port = at(server.r.inputs, "spec", "port");
+    const podLabels = (at(server.r.inputs, "spec", "podSelector", "matchLabels") ?? {}) as Obj;
+    const routes = new Set(
+      inNs(ns, "HTTPRoute", "gateway.networking.k8s.io/")
+        .filter((x) =>
+          ((at(x.r.inputs, "spec", "parentRefs") as Obj[] | undefined) ?? []).some(
+            (p) => p.kind === "Server" && p.name === server.o.name,
+          ),
+        )
+        .map((x) => x.o.name),
+    );
+    for (const policy of inNs(ns, "AuthorizationPolicy", "policy.linkerd.io/")) {
+      const target = at(policy.r.inputs, "spec", "targetRef") as Obj | undefined;
+      const targets =
+        target?.kind === "Namespace" ||
+        (target?.kind === "Server" && target.name === server.o.name) ||
+        (target?.kind === "HTTPRoute" && routes.has(str(target.name)));
+      if (!targets) continue;
+      for (const ref of (at(policy.r.inputs, "spec", "requiredAuthenticationRefs") as Obj[] | undefined) ??
+        []) {
+        const authnNs = str(ref.namespace) ?? ns;
+        const authn = inNs(authnNs, String(ref.kind), "policy.linkerd.io/").find(
+          (x) => x.o.name === ref.name,
+        );
+        if (!authn) continue;
+        const by = `AuthorizationPolicy ${ns}/${policy.o.name} (${String(ref.kind)} ${authnNs}/${str(ref.name)})`;
+        const base = { resource: server.r, by, namespace: ns, podLabels };
+        if (ref.kind === "MeshTLSAuthentication") {
+          for (const id of (at(authn.r.inputs, "spec", "identityRefs") as Obj[] | undefined) ?? []) {
+            const from = id.kind === "Namespace" ? str(id.name) : (str(id.namespace) ?? authnNs);
+            // Meshed calls arrive on the proxy's inbound port (transport header), not the Server's.
+            if (from && from !== ns)
+              grants.push({ ...base, source: { namespace: from }, ports: [linkerdFacts.proxyInboundPort] });
+          }
+        } else if (ref.kind === "NetworkAuthentication") {
+          for (const n of (at(authn.r.inputs, "spec", "networks") as Obj[] | undefined) ?? []) {
+            const cidr = str(n.cidr);
+            if (cidr && external(cidr) && (typeof port === "number" || typeof port === "string"))
+              grants.push({ ...base, source: { cidr }, ports: [port] });
+          }
+        }
+      }
+    }
+  }
+  const workloads = objects.filter((x) => podOwners.has(x.o.kind ?? ""));
+  for (const policy of objects.filter(
+    (x) =>
+      x.o.kind === "AuthorizationPolicy" &&
+      str(at(x.r.inputs, "apiVersion"))?.startsWith("security.istio.io/") &&
+      (at(x.r.inputs, "spec", "action") ?? "ALLOW") === "ALLOW",
+  )) {
+    const ns = policy.o.namespace ?? "";
+    const selector = at(policy.r.inputs, "spec", "selector");
+    const podLabels = (at(selector, "matchLabels") ?? {}) as Obj;
+    // The ports calls reach: the selected pods' own containers' declared ports.
+    const podPorts = [
+      ...new Set(
+        workloads
+          .filter((w) => w.o.namespace === ns)
+          .map((w) => at(w.r.inputs, "spec", "template"))
+          .filter((t) => selects(selector, (at(t, "metadata", "labels") ?? {}) as Obj))
+          .flatMap((t) =>
+            ((at(t, "spec", "containers") as Obj[] | undefined) ?? []).flatMap(
+              (c) => (c.ports as Obj[] | undefined) ?? [],
+            ),
+          )
+          .map((p) => p.containerPort)
+          .filter((p): p is number => typeof p === "number"),
+      ),
+    ];
+    if (podPorts.length === 0) continue;
+    for (const rule of (at(policy.r.inputs, "spec", "rules") as Obj[] | undefined) ?? []) {
+      for (const f of (rule.from as Obj[] | undefined) ?? []) {
+        const source = (f.source ?? {}) as Obj;
+        const by = `AuthorizationPolicy ${ns}/${policy.o.name}`;
+        const base = { resource: policy.r, by, namespace: ns, podLabels, ports: podPorts };
+        const fromNamespaces = [
+          ...((source.principals as unknown[] | undefined) ?? []).map(
+            (p) => /\/ns\/([^/]+)\/sa\//.exec(String(p))?.[1],
+          ),
+          ...((source.namespaces as unknown[] | undefined) ?? []).map(String),
+        ];
+        for (const from of new Set(fromNamespaces))
+          if (from && from !== "*" && !from.includes("*") && from !== ns)
+            grants.push({ ...base, source: { namespace: from } });
+        for (const cidr of ((source.ipBlocks as unknown[] | undefined) ?? []).map(String))
+          if (external(cidr)) grants.push({ ...base, source: { cidr } });
+      }
+    }
+  }
+  return grants;
+}
+
+/**
+ * A mesh grant is worth nothing if the NetworkPolicy in front of the pods drops the connection first:
+ * a caller from another namespace (Linkerd's meshed calls arrive on the proxy's inbound port: the
+ * transport header, linkerd/website 2-edge/common-errors/network-policy.md), or a load balancer's
+ * range. Where a NetworkPolicy selects the pods, one of them must admit each such grant on its port.
+ * Callers from the cluster's own ranges (kubelet, Prometheus) are pods or the node: a NetworkPolicy
+ * admits those by namespace, or always (the node), so they are judged by the tests, not here.
+ */
+function networkPolicyAdmitsMeshGrants(resources: readonly ResourceView[]): Violation[] {
+  const policies = resources.filter(
+    (r) => object(r).kind === "NetworkPolicy" && r.type.startsWith("kubernetes:"),
+  );
+  if (policies.length === 0) return [];
+  const isolating = (r: ResourceView) => {
+    const types = at(r.inputs, "spec", "policyTypes") as unknown[] | undefined;
+    return types === undefined ? true : types.includes("Ingress");
+  };
+  const out: Violation[] = [];
+  for (const grant of meshGrants(resources, clusterRanges(resources))) {
+    const applying = policies.filter(
+      (p) =>
+        object(p).namespace === grant.namespace &&
+        isolating(p) &&
+        selects(at(p.inputs, "spec", "podSelector"), grant.podLabels),
+    );
+    if (applying.length === 0) continue;
+    const admitted = grant.ports.every((port) =>
+      applying.some((p) =>
+        ((at(p.inputs, "spec", "ingress") as Obj[] | undefined) ?? []).some((rule) => {
+          const from = rule.from as Obj[] | undefined;
+          const ports = rule.ports as Obj[] | undefined;
+          const sourceOk =
+            from === undefined ||
+            from.length === 0 ||
+            from.some((peer) => peerAdmits(peer, grant.source, grant.namespace));
+          const portOk =
+            ports === undefined ||
+            ports.length === 0 ||
+            ports.some((q) => q.port === undefined || q.port === port);
+          return sourceOk && portOk;
+        }),
+      ),
+    );
+    if (admitted) continue;
+    const who =
+      "cidr" in grant.source
+        ? `clients from ${grant.source.cidr}`
+        : `workloads of namespace ${grant.source.namespace}`;
+    out.push({
+      invariant: "network-policy-admits-mesh-grants",
+      resource: key(grant.resource),
+      message: `${grant.by} lets ${who} into pods of ${grant.namespace}, but no NetworkPolicy there (${applying.map((p) => object(p).name).join(", ")}) admits them on port ${grant.ports.join(", ")}: their connections would be dropped before the mesh sees them. Let them in with the NetworkPolicy (docs/mesh-policy.md, "Namespace isolation"), or remove the grant`,
+    });
   }
   return out;
 }

@@ -340,15 +340,69 @@ const facts: Partial<Record<ChartName, (r: ReleaseView) => ChartCertificates>> =
 
   kubePrometheusStack: (r) => {
     if (!value(r.values, "prometheusOperator.admissionWebhooks.enabled", true)) return none;
+    const base = fullname(r.name, "kube-prometheus-stack");
+    const admission = `${base}-admission`;
+    const purpose = "the Prometheus Operator's admission webhook serving certificate";
     if (value(r.values, "prometheusOperator.admissionWebhooks.certManager.enabled", false)) {
-      return none; // the chart's own Certificates, which cert-manager renews (not used by the platform)
+      // The chart's own issuers and Certificates, unless certManager.issuerRef names another issuer.
+      const evidence =
+        "prometheus-community/helm-charts kube-prometheus-stack-88.5.3 templates/prometheus-operator/certmanager.yaml";
+      const issuerRef = value<{ name?: string; kind?: string } | undefined>(
+        r.values,
+        "prometheusOperator.admissionWebhooks.certManager.issuerRef",
+        undefined,
+      );
+      const root = `${base}-root-cert`;
+      const admissionCertificate: MadeCertificate = {
+        certificate: `Secret ${r.namespace}/${admission}`,
+        purpose,
+        lifetime: value(
+          r.values,
+          "prometheusOperator.admissionWebhooks.certManager.admissionCert.duration",
+          "8760h0m0s",
+        ),
+        renewBefore: certManagerDefaults.renewBefore,
+        issuerRef: issuerRef?.name
+          ? {
+              name: issuerRef.name,
+              kind: issuerRef.kind === "ClusterIssuer" ? "ClusterIssuer" : "Issuer",
+              namespace: r.namespace,
+            }
+          : { name: `${base}-root-issuer`, kind: "Issuer", namespace: r.namespace },
+        renewer: "cert-manager",
+        evidence,
+      };
+      if (issuerRef?.name) return { made: [admissionCertificate], mounted: [], issuers: [] };
+      return {
+        made: [
+          {
+            certificate: `Secret ${r.namespace}/${root}`,
+            purpose: "the Prometheus Operator's admission webhook CA",
+            lifetime: value(
+              r.values,
+              "prometheusOperator.admissionWebhooks.certManager.rootCert.duration",
+              "43800h0m0s",
+            ),
+            renewBefore: certManagerDefaults.renewBefore,
+            secret: { namespace: r.namespace, name: root },
+            issuerRef: { name: `${base}-self-signed-issuer`, kind: "Issuer", namespace: r.namespace },
+            renewer: "cert-manager",
+            evidence,
+          },
+          admissionCertificate,
+        ],
+        mounted: [],
+        issuers: [
+          { name: `${base}-self-signed-issuer`, kind: "Issuer", namespace: r.namespace, selfSigned: true },
+          { name: `${base}-root-issuer`, kind: "Issuer", namespace: r.namespace, caSecret: root },
+        ],
+      };
     }
-    const secret = `${fullname(r.name, "kube-prometheus-stack")}-admission`;
     return {
       made: [
         {
-          certificate: `Secret ${r.namespace}/${secret}`,
-          purpose: "the Prometheus Operator's admission webhook serving certificate and CA",
+          certificate: `Secret ${r.namespace}/${admission}`,
+          purpose: `${purpose} and CA`,
           lifetime: "100 years",
           signedBy: "a CA kube-webhook-certgen generates with it",
           renewer: "not needed, valid 100 years (the chart's certgen Job creates it again if it is deleted)",

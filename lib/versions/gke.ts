@@ -58,3 +58,13 @@ export const privateNetworks = [
   "192.168.0.0/16",
   "fd00::/8",
 ] as const;
+
+/**
+ * Managed Service for Prometheus's collectors, which scrape every PodMonitoring and ClusterPodMonitoring
+ * target from pod addresses (not the host network) in their own namespace
+ * (GoogleCloudPlatform/prometheus-engine v0.17.2 manifests/operator.yaml, DaemonSet `collector`).
+ */
+export const managedPrometheusCollectors = {
+  namespace: "gmp-system",
+  podLabels: { "app.kubernetes.io/name": "collector" },
+} as const;

@@ -62,4 +62,16 @@ export const istioFacts = {
   },
   ambientGrafanaDashboards: { ztunnel: "ztunnel-dashboard.gen.json" },
   grafanaDashboardsUrl: `https://raw.githubusercontent.com/istio/istio/${istioVersions[0]}/manifests/addons/dashboards`,
+  /**
+   * ztunnel's HBONE port: under ambient, meshed calls reach a pod on it and are proxied back to the
+   * original port inside the pod, so a NetworkPolicy sees 15008, not the app's port (istio.io
+   * docs/ambient/usage/networkpolicy; pilot/pkg/model/listener.go HBoneInboundListenPort at 1.30.3).
+   */
+  hbonePort: 15008,
+  /**
+   * The address istio-cni rewrites kubelet's probes of ambient pods to, so ztunnel lets them past
+   * (cni/README.md HOST_PROBE_SNAT_IP, cni/pkg/iptables/iptables.go at 1.30.3). It is not the node's
+   * address, so a NetworkPolicy must let it in (istio.io docs/ambient/usage/networkpolicy).
+   */
+  probeSnatAddress: "169.254.7.127/32",
 } as const;

@@ -100,4 +100,21 @@ export const linkerdFacts = {
   },
   /** Paths the proxy's admin server answers probes and scrapes on (linkerd2-proxy admin server). */
   proxyAdminPaths: { probes: ["/live", "/ready"], metrics: "/metrics" },
+  /**
+   * The proxy's inbound port, by its container port name (4143, charts/partials/templates/_proxy.tpl).
+   * Meshed clients connect to it, not to the app's port: the chart's `proxy.outboundTransportMode:
+   * transport-header` (charts/linkerd-control-plane/values.yaml) makes the destination controller hint
+   * every non-admin port of a meshed pod as opaque transport to this port
+   * (controller/api/destination/endpoint_translator.go createWeightedAddr; linkerd/website
+   * 2-edge/common-errors/network-policy.md: a NetworkPolicy that blocks it blocks all meshed traffic).
+   */
+  proxyInboundPort: "linkerd-proxy",
+  /**
+   * The proxy's tap (control) port, which linkerd-viz's tap server dials on every meshed pod
+   * (`proxy.ports.control`, values.yaml; viz/tap/api/main.go `-tap-port` 4190). The pod declares no
+   * container port for it, so it is named by number.
+   */
+  proxyTapPort: 4190,
+  /** linkerd-viz's tap pods (viz/charts/linkerd-viz/templates/tap.yaml). */
+  vizTapPodLabels: { "linkerd.io/extension": "viz", component: "tap" },
 } as const;

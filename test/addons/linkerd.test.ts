@@ -2,12 +2,13 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
-import { gatewayApi } from "../../lib/versions";
+import { HelmTemplater, findHelm, objectSetOf } from "../../lib/cluster";
+import { gatewayApi, supportedKubernetes } from "../../lib/versions";
 import { ConfigError } from "../../lib/config";
 import { gkeKubeconfig } from "../../lib/gcp";
-import type { RenderResult } from "../../lib/render";
+import { clusterInputOf, viewsOf, type RenderResult } from "../../lib/render";
+import { chartsDir, chartsProblem } from "../upstream/reference";
 import { checkInvariants } from "../../lib/safety";
-import { viewsOf } from "../../lib/render";
 import { RELEASE, find as object, release, renderPlatform, values, waitsFor } from "../helpers";
 
 describe("Linkerd with cert-manager, dev", () => {
@@ -65,6 +66,8 @@ describe("Linkerd with cert-manager, dev", () => {
       },
       // linkerd-cni on Standard: no NET_ADMIN init container, so app namespaces enforce restricted.
       cniEnabled: true,
+      // No heartbeat CronJob phoning versioncheck.linkerd.io.
+      disableHeartBeat: true,
       // The default network's pod and Service ranges.
       clusterNetworks: "10.4.0.0/14,10.8.0.0/20",
       // Webhook certificates from cert-manager, their CA bundles written by cainjector.
@@ -224,6 +227,58 @@ describe("Linkerd with cert-manager, dev", () => {
     });
   });
 });
+
+// The pinned charts as a real helm templates them: skipped where helm or the charts are missing, the reason in
+// the title (test/skips.js; CI=true fails a skip).
+const helm = findHelm();
+const noHelm = [
+  ...(helm ? [] : ["no helm binary (set HELM, or run .ci/run, which builds one)"]),
+  ...(chartsProblem ? [chartsProblem] : []),
+].join("; ");
+const withHelm = noHelm ? test.skip : test;
+
+withHelm(
+  `the heartbeat is off: helm renders no CronJob or RBAC of it from linkerd-control-plane, unless an override turns it on${noHelm ? ` (skipped: ${noHelm})` : ""}`,
+  async () => {
+    const templater = new HelmTemplater(helm ?? "", 2);
+    const cronJobs = async (environment: Record<string, unknown>) => {
+      const result = await renderPlatform({ mesh: { kind: "linkerd" }, ...environment });
+      const input = clusterInputOf("heartbeat", "dev", result);
+      // Only the control plane's release is templated: the others do not bear on it.
+      const releases = input.releases.filter((r) => r.name === "linkerd-control-plane");
+      const set = await objectSetOf(
+        { ...input, releases },
+        {
+          templater,
+          chartsDir: chartsDir ?? "",
+          kubeVersion: supportedKubernetes.highest,
+        },
+      );
+      const controlPlane = set.releases.find((r) => r.name === "linkerd-control-plane");
+      expect(controlPlane?.error).toBeUndefined();
+      return set.objects
+        .filter((o) => set.releaseOf.get(o) === controlPlane && /heartbeat/.test(o.metadata.name))
+        .map((o) => `${o.kind} ${o.metadata.name}`)
+        .sort();
+    };
+    expect(await cronJobs({})).toEqual([]);
+    // The platform's value is the chart's switch: an override (platform:overrides.charts) brings back the
+    // CronJob and its RBAC (templates/heartbeat.yaml, heartbeat-rbac.yaml at 2026.8.3).
+    expect(
+      await cronJobs({
+        overrides: { charts: { "linkerd-control-plane": { values: { disableHeartBeat: false } } } },
+      }),
+    ).toEqual([
+      "ClusterRole linkerd-heartbeat",
+      "ClusterRoleBinding linkerd-heartbeat",
+      "CronJob linkerd-heartbeat",
+      "Role linkerd-heartbeat",
+      "RoleBinding linkerd-heartbeat",
+      "ServiceAccount linkerd-heartbeat",
+    ]);
+  },
+  120_000,
+);
 
 describe("options", () => {
   test("prod: HA control plane, all of Linkerd's values-ha.yaml", async () => {

@@ -346,7 +346,8 @@ describe("sizing: a production profile per tier, tunable, refused where it canno
       prod.ingressController.replicas,
       prod.linkerdControlPlane.replicas,
       prod.prometheus.replicas,
-    ]).toEqual([2, 3, 2, 2, 2, 3, 1]);
+      prod.alertmanager.replicas,
+    ]).toEqual([2, 3, 2, 2, 2, 3, 2, 2]);
     expect(prod.proxy).toEqual({ cpu: "100m", memory: "20Mi", memoryLimit: "250Mi" });
     const dev = config({ tier: "dev" }).sizing;
     expect(dev.highAvailability).toBe(false);
@@ -376,7 +377,19 @@ describe("sizing: a production profile per tier, tunable, refused where it canno
 
   test("a user's numbers win over the profile, field by field", () => {
     const s = config({ tier: "prod", sizing: { prometheus: { memory: "8Gi", memoryLimit: "12Gi" } } }).sizing;
-    expect(s.prometheus).toEqual({ replicas: 1, cpu: "500m", memory: "8Gi", memoryLimit: "12Gi" });
+    expect(s.prometheus).toEqual({
+      replicas: 2,
+      cpu: "500m",
+      memory: "8Gi",
+      memoryLimit: "12Gi",
+      storage: {
+        persistent: true,
+        size: "50Gi",
+        storageClass: "standard-rwo",
+        retention: "15d",
+        retentionSize: "40GB",
+      },
+    });
   });
 
   test("one replica of a control plane while highAvailability is on is refused, naming what it would lose", () => {
@@ -395,7 +408,7 @@ describe("sizing: a production profile per tier, tunable, refused where it canno
       config({ tier: "dev", sizing: { certManagerWebhook: { replicas: 1 } } }).sizing.certManagerWebhook
         .replicas,
     ).toBe(1);
-    // Monitoring is not a control plane: one Prometheus is the profile.
+    // Monitoring is not a control plane: one Prometheus may be asked for in prod.
     expect(config({ tier: "prod", sizing: { prometheus: { replicas: 1 } } }).sizing.prometheus.replicas).toBe(
       1,
     );

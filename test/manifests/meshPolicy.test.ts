@@ -599,7 +599,9 @@ describe("Linkerd's routes allow exactly what the grants allow (property)", () =
           // One most specific match, never a tie for creation order to break.
           expect(new Set(winners.map((w) => JSON.stringify(w.callers))).size).toBeLessThanOrEqual(1);
           const got = new Set(
-            (winners[0]?.callers ?? []).map((c) => (c.kind === "identity" ? c.serviceAccount : c.name)),
+            (winners[0]?.callers ?? []).map((c) =>
+              c.kind === "identity" ? c.serviceAccount : c.kind === "namespace" ? `${c.namespace}/*` : c.name,
+            ),
           );
           expect({ req, got: [...got].sort() }).toEqual({ req, got: [...allowed].sort() });
         }

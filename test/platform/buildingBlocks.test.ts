@@ -113,11 +113,21 @@ test("Prometheus: kube-prometheus-stack, its CRDs from their CRD chart, and wher
     coreDns: { enabled: false },
     windowsMonitoring: { enabled: false },
     defaultRules: { rules: { windows: false } },
-    prometheus: { prometheusSpec: { replicas: 1, resources: sized("500m", "2Gi", "4Gi") } },
+    // On its own: one replica on an emptyDir the TSDB stays within (80% of its 10Gi).
+    prometheus: {
+      prometheusSpec: {
+        replicas: 1,
+        resources: sized("500m", "2Gi", "4Gi"),
+        retention: "15d",
+        retentionSize: "8GB",
+        storageSpec: { emptyDir: { sizeLimit: "10Gi" } },
+      },
+    },
     alertmanager: { alertmanagerSpec: { replicas: 1, resources: sized("10m", "64Mi", "256Mi") } },
     prometheusOperator: {
       resources: sized("50m", "64Mi", "256Mi"),
       prometheusConfigReloader: { resources: helper },
+      // Without cert-manager, the chart's certgen Jobs make the webhook certificate.
       admissionWebhooks: { patch: { resources: helper } },
     },
     grafana: {
@@ -159,6 +169,24 @@ test("Prometheus: kube-prometheus-stack, its CRDs from their CRD chart, and wher
     backend: "prometheus-operator",
     selectorLabels: { release: "kube-prometheus-stack" },
   });
+});
+
+test("Prometheus with cert-manager: the webhook certificate is cert-manager's, and the release waits for it", async () => {
+  const r = await render(() => {
+    const p = provider();
+    new Prometheus("prom", { certManager: new CertManager("cm", { provider: p }), provider: p });
+  });
+  const kps = release(r, "kube-prometheus-stack");
+  expect((values(kps).prometheusOperator as Record<string, unknown>).admissionWebhooks).toEqual({
+    certManager: {
+      enabled: true,
+      issuerRef: { name: "kube-prometheus-stack-admission-selfsigned", kind: "Issuer" },
+    },
+    patch: { enabled: false },
+    failurePolicy: "Ignore",
+  });
+  expect(kps.dependsOn).toContain(release(r, "cert-manager").key);
+  expect(releases(r)).toEqual(["cert-manager", "kube-prometheus-stack"]);
 });
 
 test.each([

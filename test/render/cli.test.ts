@@ -198,7 +198,7 @@ describe("what the render refuses, with the whole message and exit 1", () => {
         "rendering scratch/typo: loading the program",
         "Invalid environment config in Pulumi.typo.yaml (2 problems):",
         '  platfrom:monitoring: is in namespace "platfrom", which nothing reads (did you mean "platform"?)',
-        "    allowed: platform:<key>, with a key of tier, network, cluster, mesh, ingress, monitoring, crds, chartSource, apps, sizing, overrides",
+        "    allowed: platform:<key>, with a key of tier, network, cluster, mesh, isolation, ingress, monitoring, crds, chartSource, apps, sizing, overrides",
         "    fix: rename it to platform:monitoring",
         '  scratch:mesh: is in the program\'s own namespace "scratch", where the platform does not look; mesh is a platform key',
         "    allowed: platform:mesh",
@@ -511,7 +511,7 @@ describe("safety invariants: every render lists them, and a violated one fails i
     );
     const { code, stdout } = await run(tmp, "render", dir, "--out", path.join(tmp, "out-bare"));
     expect(code).toBe(1);
-    expect(stdout).toContain("safety invariants (9): 1 violated");
+    expect(stdout).toContain("safety invariants (10): 1 violated");
     expect(stdout).toContain(
       "violated  namespace-pod-security: Every namespace enforces a Pod Security level.",
     );
@@ -523,6 +523,6 @@ describe("safety invariants: every render lists them, and a violated one fails i
   test("the platform's own stacks hold every invariant", async () => {
     const { code, stdout } = await run(tmp, "render", "good", "--out", path.join(tmp, "out-good"));
     expect(code).toBe(0);
-    expect(stdout).toContain("safety invariants (9): all hold");
+    expect(stdout).toContain("safety invariants (10): all hold");
   });
 });

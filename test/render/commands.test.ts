@@ -136,7 +136,7 @@ describe("--json, --check and --all", () => {
     expect(stdout.split("\n")[0]).toMatch(
       /^Checked multi\/dev in [\d.]+ s, writing nothing: \d+ resources in \d+ components/,
     );
-    expect(stdout).toContain("  safety invariants (9): all hold");
+    expect(stdout).toContain("  safety invariants (10): all hold");
     expect(fs.existsSync(path.join(multi, "out", "dev"))).toBe(false);
   });
 
@@ -152,7 +152,7 @@ describe("--json, --check and --all", () => {
     );
     const text = await run(dir, "render", "--check");
     expect(text.code).toBe(1);
-    expect(text.stdout).toContain("safety invariants (9): 1 violated");
+    expect(text.stdout).toContain("safety invariants (10): 1 violated");
     const json = await run(dir, "render", "--check", "--json");
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout) as {

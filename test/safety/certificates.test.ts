@@ -93,8 +93,11 @@ describe("Linkerd with its dashboard and Prometheus, prod", () => {
       issuer: ["Issuer cert-manager/trust-manager (self-signed)"],
       renewer: "cert-manager",
     });
+    // The Prometheus Operator's webhook certificate is cert-manager's, self-signed: no CA key in monitoring.
     expect(entry(entries, "Secret monitoring/kube-prometheus-stack-admission")).toMatchObject({
-      lifetime: "100 years",
+      lifetime: "8760h0m0s",
+      issuer: ["Issuer monitoring/kube-prometheus-stack-admission-selfsigned (self-signed)"],
+      renewer: "cert-manager",
     });
     expect(entry(entries, "in memory: every proxy's certificate")).toMatchObject({
       lifetime: "24h0m0s",

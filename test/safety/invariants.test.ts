@@ -412,6 +412,60 @@ test("probes-authorized: a Linkerd Server with routes, and the probe path's auth
   expect(checkInvariants(widened)[0].message).toContain("(a NetworkAuthentication of 192.168.0.0/16)");
 });
 
+test.each(["linkerd", "istio"] as const)(
+  "network-policy-admits-mesh-grants on %s: the isolated namespace's NetworkPolicy loses a caller the mesh lets in",
+  async (mesh) => {
+    const c = config({
+      tier: "prod",
+      mesh: { kind: mesh },
+      apps: [{ ...shop, mesh: { authorization: { rules: [{ from: ["shop", "ops/oncall"] }] } } }],
+    });
+    const views = viewsOf(await render(() => new Platform("p", { config: c }).outputs()));
+    expect(only(views)).toEqual([]);
+    type Rule = { from: Obj[]; ports?: Obj[] };
+    const fromOps = (r: Rule) =>
+      r.from.some(
+        (p) =>
+          (p.namespaceSelector as Obj | undefined)?.matchLabels !== undefined &&
+          JSON.stringify(p.namespaceSelector).includes('"ops"'),
+      );
+    const isolation = kind("NetworkPolicy", "namespace-isolation");
+    // The rule that lets ops in is gone: the mesh still lets oncall call shop, the network no longer.
+    const dropped = broken(views, isolation, (v) => {
+      const spec = v.inputs.spec as { ingress: Rule[] };
+      spec.ingress = spec.ingress.filter((r) => !fromOps(r));
+    });
+    const found = only(dropped);
+    // Linkerd: the route of every request and the probe route (which carries every rule covering it) each let ops in.
+    expect(found.map((f) => f.invariant)).toEqual(
+      Array(mesh === "linkerd" ? 2 : 1).fill("network-policy-admits-mesh-grants"),
+    );
+    // The object that lets the caller in: Linkerd's Server for shop's port, Istio's policy for shop.
+    expect(found[0].resource).toMatch(
+      mesh === "linkerd" ? /:Server::.*shop$/ : /:AuthorizationPolicy::.*shop$/,
+    );
+    expect(checkInvariants(dropped)[0].message).toContain(
+      "lets workloads of namespace ops into pods of shop, but no NetworkPolicy there (namespace-isolation) admits them on port",
+    );
+    // The same rule on the wrong port: Linkerd's meshed calls arrive on the proxy's inbound port, Istio's on the app's.
+    const wrongPort = broken(views, isolation, (v) => {
+      for (const r of (v.inputs.spec as { ingress: Rule[] }).ingress)
+        if (fromOps(r)) r.ports = [{ protocol: "TCP", port: 9999 }];
+    });
+    expect(only(wrongPort).map((f) => f.invariant)).toEqual(found.map((f) => f.invariant));
+    // Google's load balancers, let in by the mesh, dropped by the network.
+    const noLoadBalancers = broken(views, isolation, (v) => {
+      const spec = v.inputs.spec as { ingress: Rule[] };
+      spec.ingress = spec.ingress.filter((r) => !r.from.some((p) => p.ipBlock !== undefined));
+    });
+    const lb = checkInvariants(noLoadBalancers).map((f) => f.message);
+    expect(lb.length).toBeGreaterThan(0);
+    expect(
+      lb.every((m) => /lets clients from (35\.191\.0\.0\/16|130\.211\.0\.0\/22) into pods of shop/.test(m)),
+    ).toBe(true);
+  },
+);
+
 test("every invariant has a bad case above that breaks it", () => {
   expect([...brokenSoFar].sort()).toEqual(Object.keys(invariants).sort());
 });

@@ -1,7 +1,8 @@
 import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
 import { FaultInjector, faultInjectorName, pathMatch } from "../../manifests";
-import type { AccessProps, MeshPolicy } from "../mesh";
+import { istioFacts } from "../../versions";
+import { unmeshedNetwork, type AccessProps, type MeshNetwork, type MeshPolicy } from "../mesh";
 import { istioTrustDomain } from "./manifests";
 
 /** Istio's east-west policy: one ALLOW AuthorizationPolicy per app, whose rules Istio ORs itself. */
@@ -25,12 +26,15 @@ function istioAccess(scope: Construct, props: AccessProps): void {
       selector: { matchLabels: props.podSelector },
       action: "ALLOW",
       rules: props.grants.map((g) => {
-        const principals = g.callers
-          .filter((c) => c.kind === "identity")
-          .map((c) => `${trustDomain}/ns/${c.namespace}/sa/${c.serviceAccount}`);
+        const principals = g.callers.flatMap((c) =>
+          c.kind === "identity" ? [`${trustDomain}/ns/${c.namespace}/sa/${c.serviceAccount}`] : [],
+        );
+        // A source's namespaces match the namespace in its mTLS identity (AuthorizationPolicy Source.namespaces).
+        const namespaces = g.callers.flatMap((c) => (c.kind === "namespace" ? [c.namespace] : []));
         const ipBlocks = [...new Set(g.callers.flatMap((c) => (c.kind === "network" ? c.cidrs : [])))];
         const from = [
           ...(principals.length > 0 ? [{ source: { principals } }] : []),
+          ...(namespaces.length > 0 ? [{ source: { namespaces } }] : []),
           ...(ipBlocks.length > 0 ? [{ source: { ipBlocks } }] : []),
         ];
         const operation = {
@@ -46,9 +50,27 @@ function istioAccess(scope: Construct, props: AccessProps): void {
   });
 }
 
+/**
+ * What a NetworkPolicy lets in for Istio. Sidecars: meshed calls arrive on the port called (the
+ * sidecar captures it inside the pod), kubelet's rewritten probes reach pilot-agent from the node, and
+ * Prometheus scrapes the merged metrics on 15020. Ambient: meshed calls, a meshed Prometheus's scrapes
+ * included, arrive on ztunnel's HBONE port, and kubelet's probes from istio-cni's SNAT address. istiod
+ * and ztunnel never dial a pod.
+ */
+function istioNetwork(ambient: boolean): MeshNetwork {
+  return ambient
+    ? {
+        ...unmeshedNetwork,
+        meshedCallPorts: [istioFacts.hbonePort],
+        probeSources: [istioFacts.probeSnatAddress],
+      }
+    : { ...unmeshedNetwork, proxyScrapePorts: [istioFacts.proxyMetricsPort] };
+}
+
 /** Istio's policy for the sidecar data plane; ambient needs waypoints for HTTP rules. */
 export function istioPolicy(ambient: boolean): MeshPolicy {
   return {
+    network: () => istioNetwork(ambient),
     unsupported: ambient
       ? 'mesh.dataplane is "ambient": there, HTTP routes and per-request authorization run in waypoint proxies, which the platform does not deploy'
       : undefined,

@@ -136,6 +136,9 @@ export function controlPlaneValues(
       // Native sidecars: Kubernetes stops the proxy when a Job's app exits, so Jobs finish (2.20 default; explicit here).
       proxy: { nativeSidecar: args.nativeSidecars ?? true },
       cniEnabled: args.cni ?? false,
+      // Off: a daily CronJob reporting the cluster's usage to versioncheck.linkerd.io, unasked and without
+      // startingDeadlineSeconds (edge-26.8.3 controller/heartbeat/heartbeat.go, templates/heartbeat.yaml).
+      disableHeartBeat: true,
       // Service discovery and the in-cluster network policy cover the cluster's ranges: the chart's
       // default, every private range, misses pods and Services outside it, such as GKE's own Service range
       // 34.118.224.0/20 (LINKERD2_PROXY_DESTINATION_PROFILE_NETWORKS, LINKERD2_PROXY_POLICY_CLUSTER_NETWORKS
@@ -155,7 +158,8 @@ export function controlPlaneValues(
       proxy: { resources: linkerdResources(s.proxy) },
       // Each controller container reads its own key (templates/destination.yaml: destinationResources,
       // spValidatorResources, policyController.resources; identity.yaml, proxy-injector.yaml,
-      // heartbeat.yaml); values-ha.yaml gives them all controllerResources.
+      // heartbeat.yaml, rendered only when the heartbeat is turned back on); values-ha.yaml gives them all
+      // controllerResources.
       destinationResources: controller,
       spValidatorResources: controller,
       policyController: { resources: controller },

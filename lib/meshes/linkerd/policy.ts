@@ -14,7 +14,8 @@ import {
   type PathMatch,
 } from "../../manifests";
 import { linkerdFacts } from "../../versions";
-import type { AccessProps, MeshPolicy, RouteRetry } from "../mesh";
+import { linkerdVizNamespace } from "./index";
+import type { AccessProps, MeshConfig, MeshNetwork, MeshPolicy, RouteRetry } from "../mesh";
 
 /**
  * Linkerd's east-west policy: a Server per protected port (accessPolicy deny), an HTTPRoute on the
@@ -40,7 +41,11 @@ interface Grant extends Pair {
 
 const pairKey = (p: Pair): string => `${p.method ?? "*"} ${p.path.type} ${p.path.value}`;
 const callerKey = (c: Caller): string =>
-  c.kind === "identity" ? `identity ${c.namespace}/${c.serviceAccount}` : `network ${c.name}`;
+  c.kind === "identity"
+    ? `identity ${c.namespace}/${c.serviceAccount}`
+    : c.kind === "namespace"
+      ? `identity ${c.namespace}/*`
+      : `network ${c.name}`;
 
 /**
  * The routes a Linkerd Server needs for these grants: the (path, method) pairs, grouped by who may
@@ -131,16 +136,17 @@ export function linkerdAccess(scope: Construct, props: AccessProps): void {
       },
     });
     const targetRef = { group: "gateway.networking.k8s.io", kind: "HTTPRoute", name: route };
-    const identities = callers.filter((c) => c.kind === "identity");
+    const identities = callers.filter((c) => c.kind === "identity" || c.kind === "namespace");
     if (identities.length > 0) {
       new MeshTLSAuthentication(scope, `${route}-mesh-authn`, {
         metadata: meta(route),
         spec: {
-          identityRefs: identities.map((c) => ({
-            kind: "ServiceAccount",
-            name: c.serviceAccount,
-            namespace: c.namespace,
-          })),
+          identityRefs: identities.map((c) =>
+            c.kind === "namespace"
+              ? // Every service account of the namespace (policy-controller/k8s/index/src/inbound/meshtls_authentication.rs at edge-26.8.3).
+                { kind: "Namespace", name: c.namespace }
+              : { kind: "ServiceAccount", name: c.serviceAccount, namespace: c.namespace },
+          ),
         },
       });
       new LinkerdAuthorizationPolicy(scope, `${route}-mesh`, {
@@ -178,7 +184,32 @@ function retryAnnotations(retry: RouteRetry): Record<string, string> {
   };
 }
 
+/**
+ * What a NetworkPolicy lets in for Linkerd: meshed calls on the proxy's inbound port (where the
+ * transport header sends them), Prometheus's scrapes of the proxy's admin port, and, with linkerd-viz,
+ * its tap server on the proxy's tap port. The tap port is outside the inbound policy: the proxy's tap
+ * server accepts only the client identity tap-injector names on every pod (viz/tap/injector/webhook.go
+ * `LINKERD2_PROXY_TAP_SVC_NAME`; linkerd2-proxy release/v2.366.0, edge-26.8.3's `.proxy-version`,
+ * linkerd/app/src/tap.rs `AcceptPermittedClients`). Kubelet probes the admin port from the node.
+ */
+function linkerdNetwork(config: MeshConfig): MeshNetwork {
+  return {
+    meshedCallPorts: [linkerdFacts.proxyInboundPort],
+    proxyScrapePorts: [linkerdFacts.proxyAdminPort],
+    probeSources: [],
+    controlPlane: config.dashboard
+      ? [
+          {
+            from: { kind: "pods", namespace: linkerdVizNamespace, podLabels: linkerdFacts.vizTapPodLabels },
+            ports: [linkerdFacts.proxyTapPort],
+          },
+        ]
+      : [],
+  };
+}
+
 export const linkerdPolicy: MeshPolicy = {
+  network: linkerdNetwork,
   retryAnnotations,
   access: (scope, id, props) => linkerdAccess(new Construct(scope, id), props),
   // Where no Server applies, the namespace's pods refuse what no policy allows (reference/authorization-policy.md).
