@@ -72,7 +72,7 @@ export function storageSizeProblem(value: string): ValueProblem | undefined {
 }
 
 /** Prometheus' TSDB volume (docs/monitoring.md, "Replicas and storage"). */
-const prometheusStorageSchema = z
+export const prometheusStorageSchema = z
   .strictObject({
     /**
      * A PersistentVolumeClaim per replica, kept across restarts; false: an emptyDir, lost with the pod.

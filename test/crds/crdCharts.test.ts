@@ -368,11 +368,13 @@ describe("the cluster tier judges a CRD chart by what it renders", () => {
   });
   const templating = (objects: KubeObject[]) =>
     ({ template: () => Promise.resolve({ objects }) }) as unknown as HelmTemplater;
-  const withChart =
-    referenceCharts && fs.existsSync(path.join(chartsDir, "traefik-41.3.0")) ? test : test.skip;
-
-  withChart(
-    "anything but CRDs is a finding that names it (the deploy's transform would refuse it)",
+  const chartMissing = !referenceCharts
+    ? (chartsProblem ?? "no reference folder")
+    : fs.existsSync(path.join(chartsDir, "traefik-41.3.0"))
+      ? undefined
+      : `no traefik 41.3.0 in ${chartsDir}`;
+  (chartMissing ? test.skip : test)(
+    `anything but CRDs is a finding that names it (the deploy's transform would refuse it)${chartMissing ? ` (skipped: ${chartMissing})` : ""}`,
     async () => {
       const stray: KubeObject = {
         apiVersion: "v1",
