@@ -125,7 +125,7 @@ const prometheusSchema = z.strictObject({
 export const sizingComponents = {
   proxy: { title: "the mesh proxy in every meshed pod", replicated: false, controlPlane: false },
   linkerdControlPlane: {
-    title: "Linkerd's destination, identity and proxy injector (and heartbeat)",
+    title: "Linkerd's destination, identity and proxy injector (and the heartbeat, where turned back on)",
     replicated: true,
     controlPlane: true,
   },

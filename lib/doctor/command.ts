@@ -1,6 +1,6 @@
 import * as path from "path";
 import { nearest } from "../config";
-import { parseFlags, UsageError, type CliIo, type Flag } from "../render/cli";
+import { flagLines, parseFlags, UsageError, type CliIo, type Flag } from "../render/cli";
 import { RenderInputError, displayPath, projectFileOf, readProject, stacksOf } from "../render/project";
 import { doctor, type DoctorOptions } from "./doctor";
 import { DoctorError } from "./kubectl";
@@ -24,14 +24,6 @@ export const doctorFlags: readonly Flag[] = [
   { name: "--rbac", help: "print the read-only ClusterRole the doctor needs, and exit" },
   { name: "--help", alias: "-h", help: "print this help" },
 ];
-
-function flagLines(flags: readonly Flag[]): string[] {
-  const heads = flags.map(
-    (f) => `${f.alias ? `${f.alias}, ` : ""}${f.name}${f.value ? ` <${f.value}>` : ""}`,
-  );
-  const width = Math.max(...heads.map((h) => h.length));
-  return flags.map((f, i) => `  ${heads[i].padEnd(width)}  ${f.help}`);
-}
 
 export function doctorHelp(invokedAs: string): string {
   return [

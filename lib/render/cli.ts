@@ -695,7 +695,8 @@ async function completion(args: readonly string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-function flagLines(flags: readonly Flag[]): string[] {
+/** A command's options for its help, one per line, their descriptions aligned. */
+export function flagLines(flags: readonly Flag[]): string[] {
   const heads = flags.map(
     (f) => `${f.alias ? `${f.alias}, ` : ""}${f.name}${f.value ? ` <${f.value}>` : ""}`,
   );

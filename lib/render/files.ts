@@ -59,12 +59,12 @@ export function durationText(text: string): string {
   return text;
 }
 
-function certificateLines(result: RenderResult): string[] {
-  const entries = certificatesOf(result);
+/** The certificate inventory in a summary: one line each, with what renews it (nothing, in capitals). */
+export function certificateLines(entries: readonly CertificateEntry[], checkOnly = false): string[] {
   if (entries.length === 0) return [];
   const unrenewed = entries.filter((e) => e.renewer === undefined);
   const lines = [
-    `  certificates (${entries.length}, ${unrenewed.length === 0 ? "each with a renewer" : `${unrenewed.length} WITHOUT A RENEWER`}; all in certificates.yaml):`,
+    `  certificates (${entries.length}, ${unrenewed.length === 0 ? "each with a renewer" : `${unrenewed.length} WITHOUT A RENEWER`}${checkOnly ? "" : "; all in certificates.yaml"}):`,
   ];
   for (const e of entries) {
     const renewal = e.renewBefore ? `, renewed ${durationText(e.renewBefore)} before expiry` : "";
@@ -247,7 +247,7 @@ export function summary(result: RenderResult, outDir: string): string {
   list(undefined, "  ");
   const path = criticalPath(result.resources);
   lines.push(`  critical path (${path.length} steps): ${path.map((k) => k.split("::")[1]).join(" -> ")}`);
-  lines.push(...certificateLines(result));
+  lines.push(...certificateLines(certificatesOf(result)));
   if (result.warnings.length > 0) {
     lines.push(`  warnings (${result.warnings.length}):`);
     for (const w of result.warnings) lines.push(`    - ${w}`);

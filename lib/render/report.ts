@@ -1,7 +1,7 @@
 import { clusterInvariants } from "../cluster";
 import { invariants, type CertificateEntry, type InvariantName } from "../safety";
 import { clusterSummary } from "./clusterObjects";
-import { certificatesOf, durationText, helmReleases, kubernetesObjects } from "./files";
+import { certificateLines, certificatesOf, helmReleases, kubernetesObjects } from "./files";
 import { criticalPath, shortType } from "./graph";
 import type { RenderedResource } from "./run";
 import { safetySummary } from "./safetySummary";
@@ -206,22 +206,6 @@ export function summaryText(rendered: RenderedStack, report: StackReport): strin
 
 /** Sibling components of one type beyond this many are summed up in one line. */
 const foldAbove = 8;
-
-function certificateLines(entries: readonly CertificateEntry[], checkOnly: boolean): string[] {
-  if (entries.length === 0) return [];
-  const unrenewed = entries.filter((e) => e.renewer === undefined);
-  const lines = [
-    `  certificates (${entries.length}, ${unrenewed.length === 0 ? "each with a renewer" : `${unrenewed.length} WITHOUT A RENEWER`}${checkOnly ? "" : "; all in certificates.yaml"}):`,
-  ];
-  for (const e of entries) {
-    const renewal = e.renewBefore ? `, renewed ${durationText(e.renewBefore)} before expiry` : "";
-    const chain = e.issuer.length > 0 ? `; issuer: ${e.issuer.join(" <- ")}` : "";
-    lines.push(
-      `    ${e.certificate}: ${durationText(e.lifetime)}${renewal}; renewer: ${e.renewer ?? "NOTHING"}${chain}`,
-    );
-  }
-  return lines;
-}
 
 /** A resource's kind: a Kubernetes object's own, else the last part of its type. */
 function kindOf(r: RenderedResource): string {

@@ -68,6 +68,37 @@ export interface ReleaseView {
 
 const none: ChartCertificates = { made: [], mounted: [], issuers: [] };
 
+/**
+ * The chain a chart's cert-manager mode makes for its admission webhook (kube-prometheus-stack's and
+ * ingress-nginx's templates write the same one): a self-signed Issuer, a CA Certificate `<base>-root-cert`
+ * from it (`<rootKey>.duration`, five years by default) and an Issuer `<base>-root-issuer` signing with it.
+ */
+function webhookCaChain(
+  r: ReleaseView,
+  base: string,
+  caPurpose: string,
+  rootKey: string,
+  evidence: string,
+): { readonly root: MadeCertificate; readonly issuers: ChartIssuer[] } {
+  const root = `${base}-root-cert`;
+  return {
+    root: {
+      certificate: `Secret ${r.namespace}/${root}`,
+      purpose: caPurpose,
+      lifetime: value(r.values, `${rootKey}.duration`, "43800h0m0s"),
+      renewBefore: certManagerDefaults.renewBefore,
+      secret: { namespace: r.namespace, name: root },
+      issuerRef: { name: `${base}-self-signed-issuer`, kind: "Issuer", namespace: r.namespace },
+      renewer: "cert-manager",
+      evidence,
+    },
+    issuers: [
+      { name: `${base}-self-signed-issuer`, kind: "Issuer", namespace: r.namespace, selfSigned: true },
+      { name: `${base}-root-issuer`, kind: "Issuer", namespace: r.namespace, caSecret: root },
+    ],
+  };
+}
+
 /** A value at a dotted path, or the chart's default where the release leaves it unset. */
 function value<T>(values: Readonly<Record<string, unknown>>, path: string, fallback: T): T {
   let cur: unknown = values;
@@ -352,7 +383,6 @@ const facts: Partial<Record<ChartName, (r: ReleaseView) => ChartCertificates>> =
         "prometheusOperator.admissionWebhooks.certManager.issuerRef",
         undefined,
       );
-      const root = `${base}-root-cert`;
       const admissionCertificate: MadeCertificate = {
         certificate: `Secret ${r.namespace}/${admission}`,
         purpose,
@@ -373,30 +403,14 @@ const facts: Partial<Record<ChartName, (r: ReleaseView) => ChartCertificates>> =
         evidence,
       };
       if (issuerRef?.name) return { made: [admissionCertificate], mounted: [], issuers: [] };
-      return {
-        made: [
-          {
-            certificate: `Secret ${r.namespace}/${root}`,
-            purpose: "the Prometheus Operator's admission webhook CA",
-            lifetime: value(
-              r.values,
-              "prometheusOperator.admissionWebhooks.certManager.rootCert.duration",
-              "43800h0m0s",
-            ),
-            renewBefore: certManagerDefaults.renewBefore,
-            secret: { namespace: r.namespace, name: root },
-            issuerRef: { name: `${base}-self-signed-issuer`, kind: "Issuer", namespace: r.namespace },
-            renewer: "cert-manager",
-            evidence,
-          },
-          admissionCertificate,
-        ],
-        mounted: [],
-        issuers: [
-          { name: `${base}-self-signed-issuer`, kind: "Issuer", namespace: r.namespace, selfSigned: true },
-          { name: `${base}-root-issuer`, kind: "Issuer", namespace: r.namespace, caSecret: root },
-        ],
-      };
+      const chain = webhookCaChain(
+        r,
+        base,
+        "the Prometheus Operator's admission webhook CA",
+        "prometheusOperator.admissionWebhooks.certManager.rootCert",
+        evidence,
+      );
+      return { made: [chain.root, admissionCertificate], mounted: [], issuers: chain.issuers };
     }
     return {
       made: [
@@ -437,23 +451,16 @@ const facts: Partial<Record<ChartName, (r: ReleaseView) => ChartCertificates>> =
         issuers: [],
       };
     }
-    const root = `${base}-root-cert`;
+    const chain = webhookCaChain(
+      r,
+      base,
+      "ingress-nginx admission webhook's CA",
+      "controller.admissionWebhooks.certManager.rootCert",
+      evidence,
+    );
     return {
       made: [
-        {
-          certificate: `Secret ${r.namespace}/${root}`,
-          purpose: "ingress-nginx admission webhook's CA",
-          lifetime: value(
-            r.values,
-            "controller.admissionWebhooks.certManager.rootCert.duration",
-            "43800h0m0s",
-          ),
-          renewBefore: certManagerDefaults.renewBefore,
-          secret: { namespace: r.namespace, name: root },
-          issuerRef: { name: `${base}-self-signed-issuer`, kind: "Issuer", namespace: r.namespace },
-          renewer: "cert-manager",
-          evidence,
-        },
+        chain.root,
         {
           certificate: `Secret ${r.namespace}/${base}-admission`,
           purpose: "ingress-nginx admission webhook's serving certificate",
@@ -469,10 +476,7 @@ const facts: Partial<Record<ChartName, (r: ReleaseView) => ChartCertificates>> =
         },
       ],
       mounted: [],
-      issuers: [
-        { name: `${base}-self-signed-issuer`, kind: "Issuer", namespace: r.namespace, selfSigned: true },
-        { name: `${base}-root-issuer`, kind: "Issuer", namespace: r.namespace, caSecret: root },
-      ],
+      issuers: chain.issuers,
     };
   },
 };

@@ -1,4 +1,5 @@
 import * as assert from "assert/strict";
+import { runTierScript } from "../real/script";
 import * as fs from "fs";
 import * as path from "path";
 import { parse, parseAllDocuments } from "yaml";
@@ -15,7 +16,7 @@ import {
   type StackRender,
 } from "../../lib/doctor";
 import type { CliIo } from "../../lib/render/cli";
-import { clusterTools, MissingTools, startCluster, type Cluster } from "../real/apiServer";
+import { clusterTools, startCluster, type Cluster } from "../real/apiServer";
 import { issue, makeCa, type KeyPair } from "../real/pki";
 import { run, waitFor } from "../real/processes";
 import { chartsDir, referenceDir, referenceProblem } from "../upstream/reference";
@@ -965,14 +966,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    if (err instanceof MissingTools) {
-      console.log(`doctor real test: ${err.message}: skipped`);
-      process.exit(process.env.CI === "true" ? 1 : 0);
-    }
-    console.error(`doctor real test failed: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runTierScript("doctor real test", main);

@@ -1,4 +1,5 @@
 import { X509Certificate } from "crypto";
+import { runTierScript } from "./script";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -899,18 +900,4 @@ async function main(): Promise<number> {
   return failed.length === 0 ? 0 : 1;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    if (err instanceof MissingTools) {
-      if (process.env.CI === "true") {
-        console.error(`${name}: ${err.message}: CI must run it`);
-        process.exit(1);
-      }
-      console.log(`${name}: ${err.message}: skipped`);
-      process.exit(0);
-    }
-    console.error(`${name} failed: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runTierScript(name, main);

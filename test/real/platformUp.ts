@@ -1,4 +1,5 @@
 import { spawn } from "child_process";
+import { runTierScript } from "./script";
 import * as fs from "fs";
 import * as path from "path";
 import { clusterTools, MissingTools, startCluster, type Cluster } from "./apiServer";
@@ -759,18 +760,4 @@ async function afterDestroy(cluster: Cluster, layer: string, check: CheckFn): Pr
   );
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    if (err instanceof MissingTools) {
-      if (process.env.CI === "true") {
-        console.error(`${name}: ${err.message}: CI must run it`);
-        process.exit(1);
-      }
-      console.log(`${name}: ${err.message}: skipped`);
-      process.exit(0);
-    }
-    console.error(`${name} failed: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runTierScript(name, main);

@@ -1,6 +1,8 @@
 import * as fs from "fs";
+import { liveEngineRefusal } from "../../lib/render/run";
+import { runTierScript } from "./script";
 import * as path from "path";
-import { clusterTools, MissingTools, startCluster, type Cluster } from "./apiServer";
+import { clusterTools, startCluster, type Cluster } from "./apiServer";
 import {
   applyControllerCrds,
   certManagerNamespace,
@@ -315,12 +317,17 @@ async function main(): Promise<number> {
       ]);
       if (data !== "real") throw new Error(`pulumi up: ConfigMap pulumi-smoke holds ${JSON.stringify(data)}`);
       step(`pulumi up (${engine.describe()})`);
+      const refusal = (await engine.pulumi(["stack", "output", "renderInsideEngine"], program)).trim();
+      if (refusal !== liveEngineRefusal)
+        throw new Error(`renderProgram under pulumi up answered ${JSON.stringify(refusal)}, not its refusal`);
+      step("renderProgram refuses inside the live engine");
       await engine.pulumi(["destroy", "--yes", "--skip-preview"], program);
       const left = await cluster.kubectl(["get", "configmap", "-n", ns, "-o", "name"]);
       if (left.includes("pulumi-smoke")) throw new Error("pulumi destroy left ConfigMap pulumi-smoke");
       await engine.pulumi(["stack", "rm", "--yes"], program);
       step("pulumi destroy");
       passed.push(`Pulumi engine created and deleted a ConfigMap (${engine.describe()})`);
+      passed.push("renderProgram refused inside pulumi up");
     }
   } catch (err) {
     console.error(`real tier smoke failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -346,7 +353,7 @@ async function main(): Promise<number> {
 /**
  * A one-resource Pulumi program in JavaScript: a component holding a ConfigMap, through a Kubernetes
  * provider on the cluster's kubeconfig. It loads @pulumi/pulumi and @pulumi/kubernetes from the
- * repository's node_modules.
+ * repository's node_modules; and calls the offline render's renderProgram, whose answer it exports.
  */
 function writeProgram(dir: string): string {
   fs.mkdirSync(dir, { recursive: true });
@@ -374,6 +381,11 @@ function writeProgram(dir: string): string {
       `  }`,
       `}`,
       `exports.name = new Smoke("smoke").configMap.metadata.name;`,
+      // gke-mesh-platform/render inside a live engine: renderProgram must refuse, not swap in its mocks.
+      `require("tsx/cjs/api").register();`,
+      `const { renderProgram } = require(${JSON.stringify(path.resolve(__dirname, "../../lib/render/run.ts"))});`,
+      `exports.renderInsideEngine = renderProgram({ project: "p", stack: "s", config: {}, program: () => undefined })`,
+      `  .then(() => "rendered", (err) => err.message);`,
       "",
     ].join("\n"),
   );
@@ -404,14 +416,4 @@ function b64(value: string): string {
   return Buffer.from(value.trim(), "base64").toString("utf8");
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    if (err instanceof MissingTools) {
-      console.log(`real tier smoke: ${err.message}: skipped`);
-      process.exit(process.env.CI === "true" ? 1 : 0);
-    }
-    console.error(`real tier smoke failed: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runTierScript("real tier smoke", main);

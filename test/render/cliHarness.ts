@@ -18,7 +18,7 @@ export async function run(
     stdout: (t) => out.push(t),
     stderr: (t) => err.push(t),
     // As the package's command names itself: with the command given, or alone.
-    invokedAs: ["render", "init", "versions", "preflight", "completion"].includes(argv[0] ?? "")
+    invokedAs: ["render", "init", "versions", "preflight", "doctor", "completion"].includes(argv[0] ?? "")
       ? `gke-mesh-platform ${argv[0]}`
       : "gke-mesh-platform",
     // Jest loads TypeScript itself.

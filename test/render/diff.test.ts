@@ -4,7 +4,7 @@ import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { findHelm } from "../../lib/cluster";
-import { main, type CliIo } from "../../lib/render/cli";
+import { run } from "./cliHarness";
 import {
   clusterObjectsOf,
   diffRenders,
@@ -513,30 +513,6 @@ describe("chart objects: cluster-objects.yaml", () => {
 
 // ---------------------------------------------------------------------------------------------------
 // The command
-
-/** The command run in `cwd`, its output captured. */
-async function run(
-  cwd: string,
-  ...argv: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    cwd,
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    invokedAs: "gke-mesh-platform render",
-    registerTypeScript: false,
-  };
-  const before = process.cwd();
-  process.chdir(cwd);
-  try {
-    const code = await main(argv, io);
-    return { code, stdout: out.join("\n"), stderr: err.join("\n") };
-  } finally {
-    process.chdir(before);
-  }
-}
 
 const usage = (message: string) =>
   `gke-mesh-platform render: ${message}\nrun gke-mesh-platform render --help for how to use it`;
