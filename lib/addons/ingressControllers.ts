@@ -116,6 +116,15 @@ export function traefikValues(args: Pick<IngressControllerArgs, "mesh" | "acmeHt
 }
 
 /**
+ * The name of ingress-nginx's metrics port, on its container and its metrics Service: `http-` names its
+ * protocol for Istio, which sniffs a port that names none when a meshed client calls it (IST0118). The
+ * chart's Service template takes the name from controller.metrics.portName and has no appProtocol
+ * (templates/controller-service-metrics.yaml, controller-deployment.yaml at 4.15.1; the chart's default is
+ * `metrics`).
+ */
+export const ingressNginxMetricsPort = "http-metrics";
+
+/**
  * ingress-nginx values for the mesh. The controller pod is meshed through its own annotations, not
  * the namespace, so nothing else in the namespace is; the admission webhook's certificate comes from
  * cert-manager, so the chart renders no hook Jobs that a mesh could keep from finishing.
@@ -139,7 +148,7 @@ export function ingressNginxValues(args: Pick<IngressControllerArgs, "mesh" | "s
         replicaCount: s.replicas,
         resources: containerResources(s),
         // Declares the metrics port (10254) the platform's monitor scrapes; no chart ServiceMonitor.
-        metrics: { enabled: true },
+        metrics: { enabled: true, portName: ingressNginxMetricsPort },
         ...(s.replicas > 1
           ? {
               topologySpreadConstraints: zoneSpread({
@@ -174,13 +183,14 @@ function controllerNamespace(
 
 /**
  * The controller's own metrics: Traefik's `metrics` entrypoint (9100, Prometheus on by default,
- * values.yaml metrics.prometheus) or ingress-nginx's `metrics` port (10254, controller.metrics.enabled);
+ * values.yaml metrics.prometheus) or ingress-nginx's metrics port (10254, controller.metrics.enabled);
  * selected by the pods' labels (each chart's templates/_helpers.tpl).
  */
 function controllerMonitor(
   name: string,
   namespace: string,
   podLabels: Readonly<Record<string, string>>,
+  port: string,
   args: IngressControllerArgs,
   parent: pulumi.Resource,
   release: pulumi.Resource,
@@ -191,7 +201,7 @@ function controllerMonitor(
     name,
     namespace,
     podLabels,
-    port: "metrics",
+    port,
     backend: args.monitoring.backend,
     selectorLabels: args.monitoring.selectorLabels,
   });
@@ -248,6 +258,8 @@ export class Traefik extends pulumi.ComponentResource {
         "app.kubernetes.io/name": "traefik",
         "app.kubernetes.io/instance": `${ids.serviceAccount}-${ids.namespace}`,
       },
+      // The entrypoint's name (values.yaml ports.metrics at 41.3.0).
+      "metrics",
       args,
       this,
       this.release,
@@ -283,6 +295,7 @@ export class IngressNginx extends pulumi.ComponentResource {
         "app.kubernetes.io/instance": ingressControllerIdentities["ingress-nginx"].serviceAccount,
         "app.kubernetes.io/component": "controller",
       },
+      ingressNginxMetricsPort,
       args,
       this,
       this.release,

@@ -27,8 +27,17 @@ PULUMI_KUBERNETES_MODULE_VERSION=v4.0.0-20260115033456-f47bc2d6f199 # github.com
 PULUMI_LANGUAGE_NODEJS_VERSION=v3.68.0 # the newest sdk/v3 that still holds nodejs/cmd/pulumi-language-nodejs; its own module is refused by the proxy
 KUBE_SCORE_VERSION=v1.20.0 # kube-score's newest release (2025-04-28), the only version the proxy lists
 CHECKOV_VERSION=3.3.30 # checkov on PyPI, pinned for repeatable findings
-ISTIO_VERSION=1.30.3 # the Istio release the platform pins (lib/versions/istio.ts)
-ISTIO_MODULE_VERSION=v0.0.0-20260713165634-56df41f63e51 # istio.io/istio at commit 56df41f63e51, tagged 1.30.3 (the proxy refused it on 2026-11-26)
+# istioctl: the platform pins Istio 1.30.3 (lib/versions/istio.ts), but the proxy refuses its commit 56df41f63e51
+# (v0.0.0-20260713165634-56df41f63e51: 403, checked again 2026-11-26). Of the three istio.io/istio commits it serves,
+# 9739e10eb9d7 (2026-08-26) is on release-1.30 after 1.30.3 (its VERSION says 1.30; it asks for istio.io/api
+# v1.30.4-0.20260824163423-69099aec2678), but the proxy refuses five of its requirements (istio.io/api,
+# istio.io/client-go, go-control-plane's envoy and contrib, agentgateway's api: 403), so it cannot be built;
+# eed52ebb66ad (2026-08-27) is 1.31 (istio.io/api v1.31.0-rc.0.*). So b01690e6db7d, the closest to the 1.30 line that
+# builds: on master 48 commits after 1.30.0-alpha.1 and 10 days after release-1.30 branched (2026-04-13), so 1.31
+# development (its VERSION file says 1.31; Istio's Makefile.core.mk names such a build 1.31-dev). docs/testing.md
+# says how its analyzers differ from 1.30.3's.
+ISTIO_VERSION=1.31-dev-b01690e6db7d # the istioctl built, as its binary is named and `istioctl version` prints it
+ISTIO_MODULE_VERSION=v0.0.0-20260423205519-b01690e6db7d # istio.io/istio at commit b01690e6db7d (see above)
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${TOOLS_CACHE:-$HOME/.cache/gke-mesh-platform}
@@ -271,15 +280,22 @@ build_checkov() {
 }
 
 # istio.io/istio has no semver tags (its tags are 1.30.3, not v1.30.3), so the proxy has it only as
-# pseudo-versions of commits; its go.mod has no replace lines, so `go install` builds istioctl directly.
+# pseudo-versions of commits. Its go.mod has no replace lines, but the checksum database does not know two of its
+# requirements at that commit, so a plain `go install` fails: scripts/tools/istioctl carries the hashes Istio's
+# own go.sum records for them (see its tools.go).
 build_istioctl() {
   built istioctl "$ISTIO_VERSION" && return 0
+  local dir
   if ! go list -m "istio.io/istio@$ISTIO_MODULE_VERSION" >>"$logs/istioctl-$ISTIO_VERSION.log" 2>&1; then
     say istioctl "$ISTIO_VERSION: NOT BUILT: the Go module proxy does not serve istio.io/istio@$ISTIO_MODULE_VERSION (log: $logs/istioctl-$ISTIO_VERSION.log)"
     return 1
   fi
-  go_install istioctl "$ISTIO_VERSION" "istio.io/istio/istioctl/cmd/istioctl@$ISTIO_MODULE_VERSION" \
-    "-X istio.io/istio/pkg/version.buildVersion=$ISTIO_VERSION -X istio.io/istio/pkg/version.buildStatus=Clean -X istio.io/istio/pkg/version.buildGitRevision=${ISTIO_MODULE_VERSION##*-}"
+  dir=$(module_copy istioctl "istioctl-$ISTIO_VERSION")
+  pin_module "$dir" istio.io/istio "$ISTIO_MODULE_VERSION" ||
+    prepare_failed istioctl "$ISTIO_VERSION" "$logs/istioctl-$ISTIO_VERSION.log" || return 1
+  # Istio's own build sets these (common/scripts/report_build_info.sh); buildTag is the module version here.
+  go_build istioctl "$ISTIO_VERSION" "$dir" istio.io/istio/istioctl/cmd/istioctl \
+    "-X istio.io/istio/pkg/version.buildVersion=$ISTIO_VERSION -X istio.io/istio/pkg/version.buildStatus=Clean -X istio.io/istio/pkg/version.buildGitRevision=${ISTIO_MODULE_VERSION##*-} -X istio.io/istio/pkg/version.buildTag=$ISTIO_MODULE_VERSION"
 }
 
 # --- dispatch -------------------------------------------------------------------------------------------------

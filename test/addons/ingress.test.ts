@@ -1,7 +1,16 @@
+import { HelmTemplater, findHelm, objectSetOf } from "../../lib/cluster";
 import { ConfigError } from "../../lib/config";
-import type { RenderResult, RenderedResource } from "../../lib/render";
+import { clusterInputOf, type RenderResult, type RenderedResource } from "../../lib/render";
+import { supportedKubernetes } from "../../lib/versions";
 import { config, find, release, renderPlatform, values } from "../helpers";
-import { crdSchema, referenceDir, skipReason, unknownFields } from "../upstream/reference";
+import {
+  chartsDir,
+  chartsProblem,
+  crdSchema,
+  referenceDir,
+  skipReason,
+  unknownFields,
+} from "../upstream/reference";
 
 const shop = {
   name: "shop",
@@ -349,7 +358,8 @@ describe.each(meshes)("ingress-nginx, mesh %s", (mesh) => {
         admissionWebhooks: { certManager: { enabled: true } },
         replicaCount: 1,
         resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
-        metrics: { enabled: true },
+        // Named http-metrics, so Istio reads its protocol from the metrics Service's port name.
+        metrics: { enabled: true, portName: "http-metrics" },
         ...meshed,
       },
     });
@@ -363,7 +373,7 @@ describe.each(meshes)("ingress-nginx, mesh %s", (mesh) => {
           "app.kubernetes.io/component": "controller",
         },
       },
-      podMetricsEndpoints: [{ port: "metrics", path: "/metrics" }],
+      podMetricsEndpoints: [{ port: "http-metrics", path: "/metrics" }],
     });
     // Never namespace-wide: the namespace carries no injection.
     expect(annotations(find(result, "Namespace", "ingress-nginx"))).toEqual({});
@@ -391,6 +401,52 @@ describe.each(meshes)("ingress-nginx, mesh %s", (mesh) => {
     );
   });
 });
+
+// The pinned chart as a real helm templates it: skipped where helm or the charts are missing, the reason in
+// the title (test/skips.js; CI=true fails a skip).
+const helm = findHelm();
+const noHelm = [
+  ...(helm ? [] : ["no helm binary (set HELM, or run .ci/run, which builds one)"]),
+  ...(chartsProblem ? [chartsProblem] : []),
+].join("; ");
+
+(noHelm ? test.skip : test)(
+  `ingress-nginx's metrics port is http-metrics on its container and its Service, which the PodMonitor scrapes${noHelm ? ` (skipped: ${noHelm})` : ""}`,
+  async () => {
+    const result = await renderPlatform({
+      mesh: { kind: "istio" },
+      ingress: { kind: "ingress-nginx", acme },
+      monitoring: { backend: "prometheus" },
+      apps: [shop],
+    });
+    const input = clusterInputOf("ingress-nginx", "dev", result);
+    const set = await objectSetOf(
+      { ...input, releases: input.releases.filter((r) => r.name === "ingress-nginx") },
+      {
+        templater: new HelmTemplater(helm ?? "", 1),
+        chartsDir: chartsDir ?? "",
+        kubeVersion: supportedKubernetes.highest,
+      },
+    );
+    const object = (kind: string, name: string) =>
+      set.objects.find((o) => o.kind === kind && o.metadata.name === name) as
+        { spec: Record<string, unknown> } | undefined;
+    expect(object("Service", "ingress-nginx-controller-metrics")?.spec.ports).toEqual([
+      { name: "http-metrics", port: 10254, protocol: "TCP", targetPort: "http-metrics" },
+    ]);
+    const pod = (
+      object("Deployment", "ingress-nginx-controller")?.spec as {
+        template: {
+          spec: { containers: { name: string; ports: { name: string; containerPort: number }[] }[] };
+        };
+      }
+    ).template.spec;
+    expect(
+      pod.containers.find((c) => c.name === "controller")?.ports.find((p) => p.containerPort === 10254)?.name,
+    ).toBe("http-metrics");
+  },
+  120_000,
+);
 
 describe.each(meshes)("GCE Ingress, mesh %s", (mesh) => {
   let result: RenderResult;

@@ -1,11 +1,16 @@
 import * as http from "http";
 import * as YAML from "yaml";
+import type { KubeObject } from "../../lib/cluster";
 import {
   ReadOnlyApiServer,
   accepts,
   baselineDraft,
   compareWithBaseline,
   digest,
+  findingsList,
+  graphChunks,
+  graphUnitObject,
+  graphUnitsOf,
   labelSelectorMatches,
   parseBaseline,
   servedCluster,
@@ -86,6 +91,73 @@ test("a draft lists each new finding once with a TODO reason, which the baseline
   expect(entries.map((e) => e.name)).toEqual(["cart", "shop"]);
   expect(entries.every((e) => e.reason.startsWith("TODO"))).toBe(true);
   expect(() => parseBaseline(draft)).toThrow(/reason is TODO/);
+});
+
+test("the findings list names, for each finding, the reason of the entry that accepts it", () => {
+  const list = YAML.parse(findingsList([finding(), finding({ name: "cart", detail: "x" })], [entry()])) as {
+    name: string;
+    renders: string;
+    acceptedBecause: string | null;
+  }[];
+  expect(list.map((f) => [f.name, f.acceptedBecause])).toEqual([
+    ["cart", null],
+    ["shop", entry().reason],
+  ]);
+  expect(list[1].renders).toBe("1 renders, e.g. stacks/prod @ 1.36.0");
+});
+
+describe("checkov's graph units", () => {
+  const object = (kind: string, name: string, namespace?: string, rest: Record<string, unknown> = {}) =>
+    ({
+      apiVersion: "v1",
+      kind,
+      metadata: { name, ...(namespace ? { namespace } : {}) },
+      ...rest,
+    }) as KubeObject;
+  const deployment = (name: string, namespace: string) =>
+    object("Deployment", name, namespace, {
+      spec: { template: { metadata: { labels: { app: name } }, spec: { containers: [] } } },
+    });
+  const policy = (name: string, namespace: string, podSelector: Record<string, unknown> = {}) =>
+    object("NetworkPolicy", name, namespace, { spec: { podSelector, policyTypes: ["Ingress"] } });
+  const binding = (kind: string, name: string, roleKind: string, namespace?: string) =>
+    object(kind, name, namespace, { roleRef: { kind: roleKind, name: "reader" } });
+
+  test("a workload goes with its own namespace's NetworkPolicies; a binding with its roleRef's role", () => {
+    const own = [
+      deployment("shop", "shop"),
+      policy("isolation", "shop"),
+      policy("isolation", "cart"),
+      deployment("cert-manager", "cert-manager"),
+      binding("RoleBinding", "read", "Role", "shop"),
+      object("Role", "reader", "shop"),
+      object("Role", "reader", "cart"),
+      binding("ClusterRoleBinding", "read-all", "ClusterRole"),
+      object("ClusterRole", "reader"),
+    ].map((o, id) => ({ id, object: o }));
+    expect(graphUnitsOf(own)).toEqual([[0, 1], [3], [4, 5], [7, 8]]);
+  });
+
+  test("every policy, its podSelector empty too, is kept to its unit's pods by the unit label", () => {
+    const label = "analyzers.gke-mesh-platform/unit";
+    const spec = (o: KubeObject) => o.spec as Record<string, Record<string, unknown>>;
+    expect(spec(graphUnitObject(policy("isolation", "shop"), "u3")).podSelector).toEqual({
+      matchLabels: { [label]: "u3" },
+    });
+    expect(
+      spec(graphUnitObject(policy("web", "shop", { matchLabels: { app: "web" } }), "u3")).podSelector,
+    ).toEqual({ matchLabels: { app: "web", [label]: "u3" } });
+    const pod = spec(graphUnitObject(deployment("shop", "shop"), "u3")).template as {
+      metadata: { labels: Record<string, string> };
+    };
+    expect(pod.metadata.labels).toEqual({ app: "shop", [label]: "u3" });
+    expect(graphUnitObject(object("Role", "reader", "shop"), "u3").metadata.name).toBe("reader--u3");
+  });
+
+  test("units go into folders of at most the given files, none split", () => {
+    expect(graphChunks([2, 2, 3, 1, 5, 1], 4)).toEqual([[0, 1], [2, 3], [4], [5]]);
+    expect(graphChunks([], 4)).toEqual([]);
+  });
 });
 
 test("an object's digest is that of its canonical JSON: key order does not count, content does", () => {

@@ -29,6 +29,7 @@ import {
   type RenderTarget,
 } from "../matrix";
 import { requireTools, type Tool } from "../real/tools";
+import * as reference from "../upstream/reference";
 
 /**
  * Real analyzers over the whole object set of every stack, example and matrix combination the cluster
@@ -48,7 +49,7 @@ import { requireTools, type Tool } from "../real/tools";
  *   checkov/kubernetes/parser/k8_yaml.py); its graph checks (CKV2_K8S_*) join a binding to the roles of its
  *   name and a pod to the NetworkPolicies that select it, across namespaces and files
  *   (checkov/kubernetes/graph_builder), so they run over units made per render (a binding with its roles,
- *   a workload with its render's NetworkPolicies), renamed apart;
+ *   a workload with the NetworkPolicies of its namespace), renamed apart;
  * - Istio's analyzers need the whole render, and read Pods, Services, Namespaces and Secrets, which
  *   `istioctl analyze --use-kube=false` drops from files (istio 1.30.3
  *   pkg/config/analysis/local/istiod_analyze.go AddReaderKubeSource removes
@@ -59,12 +60,12 @@ import { requireTools, type Tool } from "../real/tools";
  *
  * `npm run test:analyzers` runs it; `-- --write-baseline-draft <file>` also writes every finding the
  * baseline does not accept as a draft entry whose reason is TODO, for a human to review (a TODO reason is
- * refused). ANALYZERS_ONLY=<text> runs only the renders whose label contains it (no entry is then stale);
+ * refused); `-- --write-findings <file>` writes every finding with the reason that accepts it. ANALYZERS_ONLY=<text> runs only the renders whose label contains it (no entry is then stale);
  * ANALYZERS_KEEP=1 keeps the files the analyzers read, and says where.
  * The tools come from `bash scripts/tools/build.sh kube-score checkov istioctl` (or `<TOOL>_BIN`), the
- * charts from CHARTS_DIR (default ../shared/reference/charts), the Gateway API CRDs from REFERENCE_DIR
- * (default ../shared/reference/upstream); where one is missing the run skips and says why, and with
- * CI=true it fails instead.
+ * charts and the Gateway API CRDs from the reference folder the cluster tier reads (test/upstream/reference.ts:
+ * `npm run reference` makes it; CHARTS_DIR and PLATFORM_REFERENCE_DIR name others); where one is missing the
+ * run skips and says why, and with CI=true it fails instead.
  */
 
 const root = path.resolve(__dirname, "../..");
@@ -190,6 +191,21 @@ export function baselineDraft(findings: readonly AnalyzerFinding[]): string {
     "# reason, and move it into test/cluster/analyzers-baseline.yaml; a TODO reason is refused.",
     YAML.stringify(entries, { lineWidth: 0 }),
   ].join("\n");
+}
+
+/** Every finding, with the reason of the first baseline entry that accepts it (none where none does). */
+export function findingsList(
+  findings: readonly AnalyzerFinding[],
+  baseline: readonly BaselineEntry[],
+): string {
+  return YAML.stringify(
+    [...findings].sort(byIdentity).map((f) => ({
+      ...f,
+      renders: `${f.renders.length} renders, e.g. ${f.renders[0]}`,
+      acceptedBecause: baseline.find((e) => accepts(e, f))?.reason ?? null,
+    })),
+    { lineWidth: 0 },
+  );
 }
 
 const identity = (f: AnalyzerFinding) =>
@@ -569,11 +585,25 @@ interface CheckovReport {
   readonly summary?: { readonly resource_count: number; readonly parsing_errors: number };
 }
 
-async function checkovRun(tool: Tool, dir: string): Promise<CheckovReport> {
+/** The graph checks' ids, as checkov's --check and --skip-check take them (fnmatch, checkov/runner_filter.py). */
+const graphChecks = "CKV2_K8S_*";
+
+/** One checkov run over a folder: the graph checks only, or every check but them. */
+async function checkovRun(tool: Tool, dir: string, only: "graph" | "resource"): Promise<CheckovReport> {
   // It exits 1 when a check fails; --skip-download: no call to its vendor's platform.
   const out = await runTool(
     tool.path,
-    ["--framework", "kubernetes", "--directory", dir, "--output", "json", "--skip-download"],
+    [
+      "--framework",
+      "kubernetes",
+      "--directory",
+      dir,
+      only === "graph" ? "--check" : "--skip-check",
+      graphChecks,
+      "--output",
+      "json",
+      "--skip-download",
+    ],
     { ok: (c) => c === 1, env: { LOG_LEVEL: "WARNING" } },
   );
   const parsed = JSON.parse(out) as CheckovReport | CheckovReport[];
@@ -581,6 +611,12 @@ async function checkovRun(tool: Tool, dir: string): Promise<CheckovReport> {
 }
 
 const graphCheck = /^CKV2_/;
+/**
+ * The most files one graph run reads. checkov's graph grows faster than its files: measured on the units here
+ * (one core), 100 files took 5 s and 200 MB, 150 files 8 s and 230 MB, 400 files 77 s and 830 MB, 4,300 at
+ * once over 20 GB.
+ */
+const graphChunkFiles = 150;
 const podKinds = new Set([
   "Pod",
   "Deployment",
@@ -609,17 +645,89 @@ function podLabels(o: Record<string, unknown> | KubeObject): Record<string, stri
 }
 
 /**
+ * The units checkov's graph checks run over in one render, by the ids given: each binding with the roles of
+ * its roleRef (a RoleBinding's Role of its own namespace), each workload with the NetworkPolicies of its
+ * namespace (a NetworkPolicy selects pods of its own namespace only).
+ */
+export function graphUnitsOf(
+  own: readonly { readonly id: number; readonly object: KubeObject }[],
+): number[][] {
+  const policies = own.filter((x) => x.object.kind === "NetworkPolicy");
+  return own.flatMap(({ id, object: o }) => {
+    if (o.kind === "RoleBinding" || o.kind === "ClusterRoleBinding") {
+      const ref = o.roleRef as { kind?: string; name?: string } | undefined;
+      const roles = own.filter(
+        (x) =>
+          x.object.kind === ref?.kind &&
+          x.object.metadata.name === ref?.name &&
+          (ref.kind !== "Role" || x.object.metadata.namespace === o.metadata.namespace),
+      );
+      return [[id, ...roles.map((x) => x.id)]];
+    }
+    if (podKinds.has(o.kind))
+      return [
+        [
+          id,
+          ...policies.filter((p) => p.object.metadata.namespace === o.metadata.namespace).map((p) => p.id),
+        ],
+      ];
+    return [];
+  });
+}
+
+/**
+ * Units, by their sizes, in folders of at most `max` files, a unit never split (each is renamed apart from the
+ * others, so a folder's findings are those it would have among all): the units of each folder.
+ */
+export function graphChunks(sizes: readonly number[], max: number): number[][] {
+  const chunks: number[][] = [];
+  let files = max;
+  sizes.forEach((size, k) => {
+    if (files + size > max && files > 0) {
+      chunks.push([]);
+      files = 0;
+    }
+    chunks[chunks.length - 1].push(k);
+    files += size;
+  });
+  return chunks;
+}
+
+/** The label that ties a graph unit's pods and NetworkPolicies together. */
+const unitLabel = "analyzers.gke-mesh-platform/unit";
+
+/** An object of a graph unit, renamed apart from every other unit's (its tag added). */
+export function graphUnitObject(o: KubeObject, tag: string): KubeObject {
+  return edited(o, (c) => {
+    if (c.kind === "Role" || c.kind === "ClusterRole") (c.metadata as { name: string }).name += `--${tag}`;
+    if (c.kind === "RoleBinding" || c.kind === "ClusterRoleBinding")
+      (c.roleRef as { name: string }).name += `--${tag}`;
+    const labels = podLabels(c);
+    if (labels) labels[unitLabel] = tag;
+    const selector = (c.spec as { podSelector?: { matchLabels?: Record<string, string> } } | undefined)
+      ?.podSelector;
+    // checkov joins a policy without matchLabels (its podSelector empty, or by expressions only) to every pod it
+    // read, of any namespace: its parser's line markers make an empty podSelector non-empty
+    // (graph_builder/graph_components/edge_builders/NetworkPolicyEdgeBuilder.py, parser/k8_json.py). The unit
+    // label keeps each policy to its unit's pods, which are of its namespace.
+    if (c.kind === "NetworkPolicy" && selector)
+      selector.matchLabels = { ...selector.matchLabels, [unitLabel]: tag };
+  });
+}
+
+/**
  * checkov's resource checks over every distinct object (one JSON file each, CRDs left out: no check reads
  * them), in two runs at once; its graph checks (CKV2_*) over per-render units renamed apart: a binding
- * with the roles of its name and kind, a workload with its render's NetworkPolicies (a unit label added
- * to the pods and to each policy's matchLabels, so no policy reaches another unit's pods).
+ * with the roles of its name and kind, a workload with its render's NetworkPolicies of its namespace (a unit
+ * label added to the pods and to each policy's matchLabels, so no policy reaches another unit's pods), in runs of at
+ * most graphChunkFiles files one after another, beside those two.
  */
 async function checkov(
   tool: Tool,
   objects: Objects,
   renders: readonly Render[],
   dir: string,
-): Promise<{ findings: Finding[]; resources: number; files: number; unread: string[] }> {
+): Promise<{ findings: Finding[]; resources: number; files: number; graphRuns: number; unread: string[] }> {
   const byId = new Map<number, string[]>();
   for (const r of renders)
     for (const id of r.objects) (byId.get(id) ?? byId.set(id, []).get(id) ?? []).push(r.label);
@@ -632,55 +740,42 @@ async function checkov(
     fs.mkdirSync(d, { recursive: true });
     for (const id of ids)
       fs.writeFileSync(path.join(d, `o${id}.json`), JSON.stringify(objects.get(id).object));
-    return checkovRun(tool, d);
+    return checkovRun(tool, d, "resource");
   });
 
   // Graph units, per render.
   const units = new Units();
   const unitObjects: { file: string; object: KubeObject; id: number; unit: number }[] = [];
-  for (const r of renders) {
-    const own = r.objects.map((id) => ({ id, o: objects.get(id).object }));
-    const policies = own.filter((x) => x.o.kind === "NetworkPolicy").map((x) => x.id);
-    for (const { id, o } of own) {
-      let ids: number[] | undefined;
-      if (o.kind === "RoleBinding" || o.kind === "ClusterRoleBinding") {
-        const ref = o.roleRef as { kind?: string; name?: string } | undefined;
-        ids = [
-          id,
-          ...own.filter((x) => x.o.kind === ref?.kind && x.o.metadata.name === ref?.name).map((x) => x.id),
-        ];
-      } else if (podKinds.has(o.kind)) ids = [id, ...policies];
-      if (ids) units.add(ids.join(","), ids, r.label);
-    }
-  }
-  const graphDir = path.join(dir, "checkov-graph");
-  fs.mkdirSync(graphDir, { recursive: true });
-  units.all.forEach((u, k) => {
-    const tag = `u${k}`;
-    u.ids.forEach((id, i) => {
-      const o = objects.get(id).object;
-      const object = edited(o, (c) => {
-        if (c.kind === "Role" || c.kind === "ClusterRole")
-          (c.metadata as { name: string }).name += `--${tag}`;
-        if (c.kind === "RoleBinding" || c.kind === "ClusterRoleBinding")
-          (c.roleRef as { name: string }).name += `--${tag}`;
-        const labels = podLabels(c);
-        if (labels) labels["analyzers.gke-mesh-platform/unit"] = tag;
-        const selector = (c.spec as { podSelector?: { matchLabels?: Record<string, string> } } | undefined)
-          ?.podSelector;
-        // checkov joins a policy whose podSelector is empty to no pod, and one without matchLabels to every pod.
-        if (c.kind === "NetworkPolicy" && selector && Object.keys(selector).length > 0)
-          selector.matchLabels = { ...selector.matchLabels, "analyzers.gke-mesh-platform/unit": tag };
+  for (const r of renders)
+    for (const ids of graphUnitsOf(r.objects.map((id) => ({ id, object: objects.get(id).object }))))
+      units.add(ids.join(","), ids, r.label);
+  const chunks = graphChunks(
+    units.all.map((u) => u.ids.length),
+    graphChunkFiles,
+  );
+  const graphDirs = chunks.map((unitsOfChunk, c) => {
+    const graphDir = path.join(dir, `checkov-graph-${c}`);
+    fs.mkdirSync(graphDir, { recursive: true });
+    for (const k of unitsOfChunk) {
+      const tag = `u${k}`;
+      units.all[k].ids.forEach((id, i) => {
+        const object = graphUnitObject(objects.get(id).object, tag);
+        const file = `${tag}-${i}.json`;
+        unitObjects.push({ file, object, id, unit: k });
+        fs.writeFileSync(path.join(graphDir, file), JSON.stringify(object));
       });
-      const file = `${tag}-${i}.json`;
-      unitObjects.push({ file, object, id, unit: k });
-      fs.writeFileSync(path.join(graphDir, file), JSON.stringify(object));
-    });
+    }
+    return graphDir;
   });
-  const graph = checkovRun(tool, graphDir);
+  const graph = (async () => {
+    const failed: NonNullable<CheckovReport["results"]>["failed_checks"][number][] = [];
+    for (const d of graphDirs)
+      failed.push(...((await checkovRun(tool, d, "graph")).results?.failed_checks ?? []));
+    return failed;
+  })();
 
   const findings: Finding[] = [];
-  const [a, b, g] = await Promise.all([...runs, graph]);
+  const [[a, b], graphFailed] = await Promise.all([Promise.all(runs), graph]);
   let resources = 0;
   // An object checkov read yields a result for every check of its kind; one of a checked kind with none
   // was dropped (its reader refuses a name with `#`, `{` or `}`: checkov/kubernetes/parser/validatior.py).
@@ -715,7 +810,7 @@ async function checkov(
     }
   }
   const unitFiles = new Map(unitObjects.map((u) => [u.file, u]));
-  for (const c of g.results?.failed_checks ?? []) {
+  for (const c of graphFailed) {
     if (!graphCheck.test(c.check_id)) continue;
     const u = unitFiles.get(path.basename(c.file_path));
     if (!u) throw new Error(`checkov reported ${c.file_path}, which it was not given`);
@@ -729,7 +824,13 @@ async function checkov(
       renders: units.all[u.unit].renders,
     });
   }
-  return { findings, resources, files: distinct.length + unitObjects.length, unread };
+  return {
+    findings,
+    resources,
+    files: distinct.length + unitObjects.length,
+    graphRuns: graphDirs.length,
+    unread,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -1285,23 +1386,34 @@ function describe(f: AnalyzerFinding): string {
 
 async function main(argv: readonly string[]): Promise<number> {
   const started = Date.now();
-  const draftAt = argv.indexOf("--write-baseline-draft");
-  const draftFile = draftAt >= 0 ? argv[draftAt + 1] : undefined;
-  if (draftAt >= 0 && !draftFile) {
-    console.error("--write-baseline-draft needs a file");
-    return 2;
-  }
-  const chartsDir = path.resolve(root, process.env.CHARTS_DIR ?? "../shared/reference/charts");
-  const referenceDir = path.resolve(root, process.env.REFERENCE_DIR ?? "../shared/reference/upstream");
+  const fileOption = (name: string): string | undefined | null => {
+    const at = argv.indexOf(name);
+    return at < 0 ? undefined : (argv[at + 1] ?? null);
+  };
+  const draftFile = fileOption("--write-baseline-draft");
+  const findingsFile = fileOption("--write-findings");
+  for (const [name, file] of [
+    ["--write-baseline-draft", draftFile],
+    ["--write-findings", findingsFile],
+  ] as const)
+    if (file === null) {
+      console.error(`${name} needs a file`);
+      return 2;
+    }
+  // The reference folder the cluster tier reads (test/upstream/reference.ts): its charts/ and upstream/.
+  const chartsDir = reference.chartsDir ?? "";
+  const referenceDir = reference.upstreamDir ?? "";
   const helm = findHelm();
   const tools = requireTools(["kube-score", "checkov", "istioctl"]);
   const missing = [
     ...(tools.skip ? [tools.skip] : []),
     ...(helm ? [] : ["no helm binary (set HELM, put helm on PATH, or run .ci/run, which builds one)"]),
-    ...(fs.existsSync(chartsDir) ? [] : [`no chart folder at ${chartsDir} (set CHARTS_DIR)`]),
-    ...(fs.existsSync(referenceDir)
+    ...(reference.chartsProblem ? [reference.chartsProblem] : []),
+    ...(referenceDir && fs.existsSync(referenceDir)
       ? []
-      : [`no reference folder at ${referenceDir} with the Gateway API CRDs GKE serves (set REFERENCE_DIR)`]),
+      : [
+          `no reference folder${referenceDir ? ` at ${referenceDir}` : ""} with the Gateway API CRDs GKE serves (npm run reference; PLATFORM_REFERENCE_DIR names another)`,
+        ]),
   ];
   if (missing.length > 0 || !tools.tools || !helm) {
     const reason = `analyzers: ${missing.join("; ")}`;
@@ -1341,7 +1453,7 @@ async function main(argv: readonly string[]): Promise<number> {
       [
         `analyzers over ${targets.length} targets (stacks, examples, combinations, cluster modes, options) at ${supportedKubernetes.lowest} and ${supportedKubernetes.highest}: ${renders.length} object sets, ${renders.reduce((n, r) => n + r.objects.length, 0)} objects, ${objects.all.length} distinct (${helmRuns} helm runs; collected in ${((collected - started) / 1000).toFixed(1)} s)`,
         `  kube-score ${tools.tools["kube-score"].version}: ${scored.length} warnings and criticals over each distinct namespace of each render, in one run (${scoreTime.toFixed(1)} s)`,
-        `  checkov ${tools.tools.checkov.version}: ${checked.files} files (each distinct object, and the graph checks' units), ${checked.resources} resources read, in three runs (${checkTime.toFixed(1)} s)`,
+        `  checkov ${tools.tools.checkov.version}: ${checked.files} files (each distinct object, and the graph checks' units), ${checked.resources} resources read, in two runs and ${checked.graphRuns} graph runs (${checkTime.toFixed(1)} s)`,
         ...(checked.unread.length > 0
           ? [
               `    checkov read nothing from ${checked.unread.length} objects of kinds it checks: ${checked.unread.join(", ")}`,
@@ -1364,6 +1476,10 @@ async function main(argv: readonly string[]): Promise<number> {
     for (const f of findings)
       counts.set(`${f.analyzer} ${f.check}`, (counts.get(`${f.analyzer} ${f.check}`) ?? 0) + 1);
     for (const [check, n] of [...counts].sort()) console.log(`    ${check}: ${n}`);
+    if (findingsFile) {
+      fs.writeFileSync(path.resolve(process.cwd(), findingsFile), findingsList(findings, baseline));
+      console.log(`\nwrote every finding, with the reason of the entry that accepts it, to ${findingsFile}`);
+    }
     if (draftFile) {
       fs.writeFileSync(path.resolve(process.cwd(), draftFile), baselineDraft(unexpected));
       console.log(
