@@ -13,7 +13,8 @@ import {
   type CompletedCommand,
   type CompletionShell,
 } from "./completion";
-import { diffRenders, diffSummary, diffYaml, earlierRender, readRenderFolder, resolveDiffBase } from "./diff";
+import { diffRenders, earlierRender, readRenderFolder, resolveDiffBase } from "./diff";
+import { diffSummary, diffYaml } from "./diffOutput";
 import { stageGraph } from "./graph";
 import { InitError, initChoices, initProgram } from "./init";
 import { preflight, preflightText } from "./preflight";

@@ -8,8 +8,6 @@ export {
 } from "./clusterObjects";
 export {
   diffRenders,
-  diffSummary,
-  diffYaml,
   earlierRender,
   readRenderFolder,
   resolveDiffBase,
@@ -17,6 +15,7 @@ export {
   type RenderDiff,
   type RenderFiles,
 } from "./diff";
+export { diffSummary, diffYaml } from "./diffOutput";
 export { applyOrder, criticalPath, mermaid, stageGraph } from "./graph";
 export { certificatesOf, durationText, helmReleases, kubernetesObjects, renderFiles, summary } from "./files";
 export { autoName, placeholder } from "./mocks";
