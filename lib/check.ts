@@ -28,3 +28,32 @@ export {
   type ClusterInvariant,
   type ObjectSet,
 } from "./cluster";
+
+// The doctor: the same read-only checks of a live cluster as `gke-mesh-platform doctor` (docs/doctor.md).
+// Imported from its modules, not lib/doctor/index.ts, so the command line (and the render it parses
+// flags with) stays out; a drift check (`stack`) loads the render only when it runs.
+export { doctor, type DoctorOptions } from "./doctor/doctor";
+export {
+  checkNames,
+  checkTitles,
+  exitCodeOf,
+  reportText,
+  type CheckName,
+  type CheckRun,
+  type DoctorReport,
+  type Finding,
+  type Note,
+  type Severity,
+} from "./doctor/report";
+export { doctorClusterRole, doctorRoleName, rbacYaml, type ResourceType } from "./doctor/resources";
+export {
+  objectSource,
+  type ClusterIdentity,
+  type KubeSource,
+  type ListOutcome,
+  type SecretCertificates,
+  type SecretOutcome,
+} from "./doctor/source";
+export { DoctorError } from "./doctor/kubectl";
+export type { StackRender } from "./doctor/checks/drift";
+export type { KubeObject } from "./cluster";

@@ -39,12 +39,22 @@ test("the package exports a curated list of values", () => {
 
 test("gke-mesh-platform/check and gke-mesh-platform/render export curated lists of values too", () => {
   expect(Object.keys(check).sort()).toEqual([
+    "DoctorError",
     "certificateInventory",
     "checkClusterInvariants",
     "checkInvariants",
+    "checkNames",
+    "checkTitles",
     "checks",
     "clusterInvariants",
+    "doctor",
+    "doctorClusterRole",
+    "doctorRoleName",
+    "exitCodeOf",
     "invariants",
+    "objectSource",
+    "rbacYaml",
+    "reportText",
   ]);
   expect(Object.keys(render).sort()).toEqual([
     "RenderInputError",
@@ -99,6 +109,72 @@ describe("every exported Args field is documented", () => {
     const undocumented = members
       .filter((p) => ts.displayPartsToString(p.getDocumentationComment(checker)).trim() === "")
       .map((p) => p.name);
+    expect(undocumented).toEqual([]);
+  });
+});
+
+describe("gke-mesh-platform/check's doctor is documented", () => {
+  const root = path.resolve(__dirname, "..");
+  const entry = path.join(root, "lib/check.ts");
+  const program = ts.createProgram([entry], {
+    strict: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.CommonJS,
+    esModuleInterop: true,
+    skipLibCheck: true,
+  });
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(entry);
+  if (!source) throw new Error("lib/check.ts not found");
+  const moduleSymbol = checker.getSymbolAtLocation(source);
+  if (!moduleSymbol) throw new Error("lib/check.ts has no module symbol");
+  const doc = (s: ts.Symbol) => ts.displayPartsToString(s.getDocumentationComment(checker)).trim();
+  const fromDoctor = checker
+    .getExportsOfModule(moduleSymbol)
+    .map((s) => ({ name: s.name, symbol: checker.getAliasedSymbol(s) }))
+    .filter(({ symbol }) =>
+      (symbol.declarations ?? []).some((d) => d.getSourceFile().fileName.includes("/lib/doctor/")),
+    );
+
+  test("its exports", () => {
+    expect(fromDoctor.map((e) => e.name).sort()).toEqual([
+      "CheckName",
+      "CheckRun",
+      "ClusterIdentity",
+      "DoctorError",
+      "DoctorOptions",
+      "DoctorReport",
+      "Finding",
+      "KubeSource",
+      "ListOutcome",
+      "Note",
+      "ResourceType",
+      "SecretCertificates",
+      "SecretOutcome",
+      "Severity",
+      "StackRender",
+      "checkNames",
+      "checkTitles",
+      "doctor",
+      "doctorClusterRole",
+      "doctorRoleName",
+      "exitCodeOf",
+      "objectSource",
+      "rbacYaml",
+      "reportText",
+    ]);
+  });
+
+  test.each(fromDoctor.map((e) => [e.name, e.symbol] as const))("%s and its members", (name, symbol) => {
+    const undocumented = doc(symbol) === "" ? [name] : [];
+    const declaration = symbol.declarations?.[0];
+    if (declaration && (ts.isInterfaceDeclaration(declaration) || ts.isClassDeclaration(declaration))) {
+      const type = checker.getDeclaredTypeOfSymbol(symbol);
+      for (const p of type.getProperties()) {
+        const own = (p.declarations ?? []).some((d) => d.getSourceFile().fileName.includes("/lib/doctor/"));
+        if (own && doc(p) === "") undocumented.push(`${name}.${p.name}`);
+      }
+    }
     expect(undocumented).toEqual([]);
   });
 });

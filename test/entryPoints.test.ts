@@ -6,8 +6,8 @@ import { liveEngineRefusal, renderProgram } from "../lib/render/run";
 
 /**
  * Three entry points (package.json `exports`): `gke-mesh-platform`, what a `pulumi up` program imports, loads
- * nothing that checks or renders; `gke-mesh-platform/check` the invariants and the cluster model, without the
- * render; `gke-mesh-platform/render` the offline render, which refuses to run inside a live engine.
+ * nothing that checks or renders; `gke-mesh-platform/check` the invariants, the cluster model and the doctor,
+ * without the render; `gke-mesh-platform/render` the offline render, which refuses to run inside a live engine.
  */
 
 const root = path.resolve(__dirname, "..");
@@ -71,10 +71,14 @@ describe("what each entry point loads", () => {
 
   test("gke-mesh-platform/check loads neither the render nor the constructs' components", () => {
     const layers = new Set(check.map(layerOf));
-    for (const layer of ["render", "doctor", "platform", "gcp", "addons", "plan"])
-      expect(layers).not.toContain(layer);
+    for (const layer of ["render", "platform", "gcp", "addons", "plan"]) expect(layers).not.toContain(layer);
     expect(layers).toContain("safety");
     expect(layers).toContain("cluster");
+    // The doctor's checks, without its command line (which parses flags with the render's).
+    const files = check.map((l) => l.file);
+    expect(files).toContain("lib/doctor/doctor.ts");
+    expect(files).not.toContain("lib/doctor/command.ts");
+    expect(files).not.toContain("lib/doctor/index.ts");
   });
 
   test("package.json names the three entries, each a file the build writes", () => {

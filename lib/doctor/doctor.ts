@@ -15,6 +15,7 @@ import { dateText } from "./objects";
 import { resources, type ResourceType } from "./resources";
 import type { KubeSource } from "./source";
 
+/** What `doctor()` reads, and how: the cluster (kubectl and its kubeconfig, or a source), which checks, when. */
 export interface DoctorOptions {
   /** The kubeconfig file. @default kubectl's own: KUBECONFIG, else ~/.kube/config */
   readonly kubeconfig?: string;

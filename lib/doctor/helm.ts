@@ -1,7 +1,7 @@
 import { gunzipSync } from "zlib";
 import { parseAllDocuments } from "yaml";
 import type { KubeObject } from "../cluster";
-import { helmMarks } from "./facts";
+import { helmMarks } from "../versions/doctorFacts";
 import { at, isObj, labelsOf, num, str, type Json } from "./objects";
 
 /** One object a Helm release's manifest holds: its kind and name, and whether an uninstall keeps it. */

@@ -1,7 +1,8 @@
 import type { ClusterIdentity } from "./source";
 
-/** What the doctor finds, and how it says it. */
+// What the doctor finds, and how it says it.
 
+/** How bad a finding is: `error` counts towards exit code 2, `warning` towards 1. */
 export type Severity = "error" | "warning";
 
 /** The doctor's checks, in the order they run and print. */
@@ -19,13 +20,17 @@ export const checkTitles = {
   drift: "the cluster against the stack's render",
 } as const;
 
+/** A check's name, as `--check` and a finding's `check` name it. */
 export type CheckName = keyof typeof checkTitles;
 
+/** Every check's name, in the order they run and print. */
 export const checkNames = Object.keys(checkTitles) as CheckName[];
 
 /** One thing wrong: how bad, which objects, what follows, and what to do. */
 export interface Finding {
+  /** The check that found it. */
   readonly check: CheckName;
+  /** `error`: an outage now or at the next change; `warning`: one under some conditions. */
   readonly severity: Severity;
   /** What is wrong, as a short stable name automation and tests can key on. */
   readonly code: string;
@@ -33,6 +38,7 @@ export interface Finding {
   readonly objects: readonly string[];
   /** What is wrong and what follows from it. */
   readonly message: string;
+  /** What to do about it. */
   readonly fix: string;
   /** The upstream behaviour or project fact it rests on. */
   readonly evidence?: string;
@@ -40,13 +46,19 @@ export interface Finding {
 
 /** Something worth knowing that is not wrong: a certificate's expiry, what an uninstall deletes. */
 export interface Note {
+  /** The check that noted it. */
   readonly check: CheckName;
+  /** The objects it is about, as `Kind namespace/name`. */
   readonly objects: readonly string[];
+  /** What is worth knowing. */
   readonly message: string;
 }
 
+/** How one check ran: fully, partly, not at all (and why), or not asked for. */
 export interface CheckRun {
+  /** The check. */
   readonly name: CheckName;
+  /** What it checks, as the text report heads it. */
   readonly title: string;
   /** `ran`: fully; `partial`: some of it could not check; `could not check`: none of it; `skipped`: not asked for. */
   readonly status: "ran" | "partial" | "could not check" | "skipped";
@@ -54,12 +66,17 @@ export interface CheckRun {
   readonly unchecked: readonly string[];
 }
 
+/** What `doctor()` returns and `--json` prints: the cluster, each check's run, the findings, the notes, the exit code. */
 export interface DoctorReport {
+  /** The cluster it read. */
   readonly cluster: ClusterIdentity;
   /** When the cluster was read (expiry is judged against it). */
   readonly at: string;
+  /** Every check, in order, with how it ran. */
   readonly checks: readonly CheckRun[];
+  /** What is wrong, by check. */
   readonly findings: readonly Finding[];
+  /** What is worth knowing and not wrong. */
   readonly notes: readonly Note[];
   /** 0: nothing found; 1: warnings, or something could not be checked; 2: errors. */
   readonly exitCode: 0 | 1 | 2;

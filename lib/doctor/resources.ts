@@ -1,5 +1,5 @@
 import { stringify } from "yaml";
-import { helmMarks } from "./facts";
+import { helmMarks } from "../versions/doctorFacts";
 
 /** A kind of object the doctor lists, in every namespace. */
 export interface ResourceType {
@@ -7,6 +7,7 @@ export interface ResourceType {
   readonly group: string;
   /** The plural resource name, as RBAC names it. */
   readonly resource: string;
+  /** The kind of its objects. */
   readonly kind: string;
   /** Only objects matching this field selector (Helm's release Secrets, by type). */
   readonly fieldSelector?: { readonly field: string; readonly value: string };

@@ -12,13 +12,17 @@ export interface KubeSource {
   describe(): Promise<ClusterIdentity>;
 }
 
+/** Which cluster the doctor read, as the report heads it. */
 export interface ClusterIdentity {
+  /** The kubeconfig context. */
   readonly context?: string;
+  /** The API server's address. */
   readonly server?: string;
   /** The API server's version, e.g. v1.36.3. */
   readonly version?: string;
 }
 
+/** What listing a resource type gave: its objects, a refusal, or that the cluster does not serve it. */
 export type ListOutcome =
   | { readonly items: readonly KubeObject[] }
   /** The identity may not list it; the message is the API server's. */
@@ -26,12 +30,17 @@ export type ListOutcome =
   /** The cluster does not serve the type (its CRD is not installed). */
   | { readonly absent: true };
 
+/** The certificates a Secret holds, as PEM: never its key. */
 export interface SecretCertificates {
+  /** The Secret's type, e.g. `kubernetes.io/tls`. */
   readonly type: string;
+  /** Its `tls.crt`: the serving certificate and its chain. */
   readonly tlsCrt?: string;
+  /** Its `ca.crt`: the CA that signed it, where the issuer writes one. */
   readonly caCrt?: string;
 }
 
+/** What reading a Secret's certificates gave: them, a refusal, or no such Secret. */
 export type SecretOutcome =
   | { readonly certificates: SecretCertificates }
   | { readonly forbidden: string }

@@ -13,6 +13,7 @@ import {
   rbacYaml,
   reportText,
   type DoctorReport,
+  type Finding,
   type StackRender,
 } from "../../lib/doctor";
 import type { CliIo } from "../../lib/render/cli";
@@ -30,14 +31,16 @@ import { chartsDir, referenceDir, referenceProblem } from "../upstream/reference
  *    kept GKE Gateway's NEG annotation, with pods that neither wait nor drain; a meshed Job whose proxy is
  *    a classic sidecar, and a pod stuck with its proxy running (status written directly: no kubelet runs
  *    pods here); a cert-manager Certificate whose status says expired; a webhook whose caBundle did not
- *    sign its Secret's certificate; an enrolled namespace with a pod without proxy; a monitor that selects
- *    nothing; and drift from a stack's render.
+ *    sign its Secret's certificate; an enrolled namespace with a pod without proxy; Traefik outside the mesh
+ *    while Linkerd meshes apps; a monitor that selects nothing; and drift from a stack's render.
  * 2. Runs the doctor as a user bound only to the ClusterRole it prints (checked with `kubectl auth can-i`:
  *    it may get and list, never write), through the command for text and JSON, and asserts every finding,
  *    the exit code, and that no Secret's value (a key, a canary, Helm's values) appears in its output.
  *    A second user without the Secrets rule gets "could not check" where Secrets are needed.
  * 3. Applies each fix the findings name (the CRD handed back to GKE survives `helm uninstall`), and runs
  *    the doctor again: nothing found, exit 0.
+ * 4. Seeds an Istio canary upgrade gone wrong: a namespace on a revision no istiod serves, then on the
+ *    installed revision while its istiod Service is missing; then istiod up: nothing found, exit 0.
  *
  * Where a tool or the reference folder (`npm run reference`) is missing it says which and how to build it,
  * and skips (with CI=true it fails).
@@ -408,6 +411,55 @@ const podMonitor = (selector: string): Obj => ({
   },
 });
 
+/**
+ * Traefik as a chart other than the platform's installs it: in its namespace, with its ServiceAccount
+ * (lib/versions/ingress.ts), without (bad) or with (fixed) Linkerd's pod annotation the platform puts on it.
+ * Its Deployment has no replicas: no kubelet runs pods here, so its pod is created directly, owned by it.
+ */
+const traefik = (meshed: boolean): Obj[] => [
+  { apiVersion: "v1", kind: "Namespace", metadata: { name: "traefik" } },
+  { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "traefik", namespace: "traefik" } },
+  {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "traefik", namespace: "traefik" },
+    spec: {
+      replicas: 0,
+      selector: { matchLabels: { "app.kubernetes.io/name": "traefik" } },
+      template: {
+        metadata: {
+          labels: { "app.kubernetes.io/name": "traefik" },
+          ...(meshed ? { annotations: { "linkerd.io/inject": "enabled" } } : {}),
+        },
+        spec: { serviceAccountName: "traefik", containers: [{ name: "traefik", image: "traefik:3" }] },
+      },
+    },
+  },
+];
+
+/** Traefik's pod, owned by its Deployment (its uid), with the proxy or without. */
+const traefikPod = (name: string, deploymentUid: string, proxy: boolean): Obj => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: {
+    name,
+    namespace: "traefik",
+    labels: { "app.kubernetes.io/name": "traefik" },
+    ...(proxy ? { annotations: { "linkerd.io/inject": "enabled" } } : {}),
+    // The controller reference keeps the Deployment's ReplicaSet (no replicas) from adopting and deleting it.
+    ownerReferences: [
+      { apiVersion: "apps/v1", kind: "Deployment", name: "traefik", uid: deploymentUid, controller: true },
+    ],
+  },
+  spec: {
+    serviceAccountName: "traefik",
+    containers: [
+      { name: "traefik", image: "traefik:3" },
+      ...(proxy ? [{ name: "linkerd-proxy", image: "cr.l5d.io/linkerd/proxy:edge-26.8.3" }] : []),
+    ],
+  },
+});
+
 const webhookConfig = (caBundle: string): Obj => ({
   apiVersion: "admissionregistration.k8s.io/v1",
   kind: "ValidatingWebhookConfiguration",
@@ -435,6 +487,73 @@ const webhookConfig = (caBundle: string): Obj => ({
       admissionReviewVersions: ["v1"],
     },
   ],
+});
+
+/**
+ * Istio's revisioned injector as the istiod chart 1.30.3 renders it for revision 1-30-3
+ * (templates/mutatingwebhook.yaml, its `rev.namespace.` webhook), with rules no request matches: nothing
+ * serves it here, and the doctor reads only its selectors and Service.
+ */
+const istioInjector: Obj = {
+  apiVersion: "admissionregistration.k8s.io/v1",
+  kind: "MutatingWebhookConfiguration",
+  metadata: { name: "istio-sidecar-injector-1-30-3", labels: { "istio.io/rev": "1-30-3" } },
+  webhooks: [
+    {
+      name: "rev.namespace.sidecar-injector.istio.io",
+      namespaceSelector: {
+        matchExpressions: [
+          { key: "istio.io/rev", operator: "In", values: ["1-30-3"] },
+          { key: "istio-injection", operator: "DoesNotExist" },
+        ],
+      },
+      objectSelector: {
+        matchExpressions: [{ key: "sidecar.istio.io/inject", operator: "NotIn", values: ["false"] }],
+      },
+      clientConfig: {
+        service: { name: "istiod-1-30-3", namespace: "istio-system", path: "/inject", port: 443 },
+      },
+      rules: [
+        {
+          apiGroups: ["doctor.invalid"],
+          apiVersions: ["v1"],
+          operations: ["CREATE"],
+          resources: ["nothings"],
+        },
+      ],
+      failurePolicy: "Fail",
+      sideEffects: "None",
+      admissionReviewVersions: ["v1"],
+    },
+  ],
+};
+
+/** istiod-1-30-3's Service, with a ready endpoint: the revision's control plane up. */
+const istiod: Obj[] = [
+  {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "istiod-1-30-3", namespace: "istio-system" },
+    spec: { ports: [{ name: "https-webhook", port: 443, targetPort: 15017 }], selector: { app: "istiod" } },
+  },
+  {
+    apiVersion: "discovery.k8s.io/v1",
+    kind: "EndpointSlice",
+    metadata: {
+      name: "istiod-1-30-3-x",
+      namespace: "istio-system",
+      labels: { "kubernetes.io/service-name": "istiod-1-30-3" },
+    },
+    addressType: "IPv4",
+    endpoints: [{ addresses: ["10.244.0.9"], conditions: { ready: true } }],
+    ports: [{ name: "https-webhook", port: 15017 }],
+  },
+];
+
+const shopNamespace = (revision: string): Obj => ({
+  apiVersion: "v1",
+  kind: "Namespace",
+  metadata: { name: "canary-shop", labels: { "istio.io/rev": revision } },
 });
 
 /** The stack's render as drift compares it: what its program applies itself, and its Helm release. */
@@ -481,13 +600,14 @@ function expectFinding(
   code: string,
   object: string,
   severity: "error" | "warning",
-): void {
+): Finding {
   const found = report.findings.find((f) => f.code === code && f.objects.includes(object));
   assert.ok(
     found,
     `no ${code} finding for ${object}; found: ${report.findings.map((f) => `${f.code} ${f.objects.join(", ")}`).join("; ")}`,
   );
   assert.equal(found.severity, severity, `${code} for ${object}`);
+  return found;
 }
 
 async function canI(cluster: Cluster, kubeconfig: string, ...args: string[]): Promise<string> {
@@ -605,6 +725,24 @@ async function main(): Promise<number> {
       ],
       pulumiManager,
     );
+    await apply(cluster, traefik(false));
+    const traefikUid = await cluster.kubectl([
+      "get",
+      "deployment",
+      "traefik",
+      "--namespace",
+      "traefik",
+      "-o",
+      "jsonpath={.metadata.uid}",
+    ]);
+    await waitFor("namespace traefik's ServiceAccount traefik", async () =>
+      (await cluster
+        .kubectl(["get", "serviceaccount", "traefik", "--namespace", "traefik", "-o", "name"])
+        .catch(() => ""))
+        ? true
+        : undefined,
+    );
+    await apply(cluster, [traefikPod("traefik-5d8f7-abcde", traefikUid, false)]);
     const jobUid = await cluster.kubectl([
       "get",
       "job",
@@ -787,12 +925,23 @@ async function main(): Promise<number> {
       expectFinding(r, "webhook-ca-mismatch", "ValidatingWebhookConfiguration shop-validator", "error");
       expectFinding(r, "pods-without-proxy", "Pod batch/worker", "error");
       expectFinding(r, "monitor-scrapes-nothing", "PodMonitor batch/worker", "warning");
+      const ingress = expectFinding(
+        r,
+        "ingress-controller-not-meshed",
+        "Deployment traefik/traefik",
+        "error",
+      );
+      assert.deepEqual(ingress.objects, ["Deployment traefik/traefik", "Pod traefik/traefik-5d8f7-abcde"]);
+      assert.equal(
+        ingress.message,
+        "Deployment traefik/traefik (the traefik ingress controller) does not ask for a proxy, though Linkerd runs and meshes app namespaces: its requests reach the apps without a mesh identity, so namespaces that require mTLS or deny by default refuse them, and the mesh does not balance them.",
+      );
     }
     expectFinding(report, "changed", "Service shop/web", "warning");
     expectFinding(report, "missing", "ConfigMap shop/settings", "error");
     expectFinding(report, "extra", "ConfigMap shop/left-behind", "warning");
     expectFinding(report, "release-version", "Helm release linkerd/linkerd-control-plane", "warning");
-    const expected = 12;
+    const expected = 13;
     assert.equal(fromJson.findings.length, expected, fromJson.findings.map((f) => f.code).join(", "));
     assert.equal(report.findings.length, expected + 4);
     assert.deepEqual(
@@ -920,6 +1069,9 @@ async function main(): Promise<number> {
     await cluster.kubectl(["delete", "job", "migrate", "--namespace", "batch", "--cascade=orphan"]);
     await cluster.kubectl(["delete", "pod", "migrate-x7k2p", "worker", "--namespace", "batch"]);
     await cluster.kubectl(["delete", "configmap", "left-behind", "--namespace", "shop"]);
+    // The ingress controller joins the mesh: the platform's pod annotation, and a pod restarted with the proxy.
+    await cluster.kubectl(["delete", "pod", "traefik-5d8f7-abcde", "--namespace", "traefik"]);
+    await apply(cluster, [...traefik(true), traefikPod("traefik-7c9b4-fghij", traefikUid, true)]);
     await apply(cluster, [
       ...web(true),
       job(true),
@@ -947,6 +1099,59 @@ async function main(): Promise<number> {
     assert.equal(fixedReport.exitCode, 0);
     assert.equal(fixed.code, 0, fixed.stdout);
     passed.push("after the fixes: nothing found, exit 0");
+
+    // An Istio canary upgrade gone wrong: a namespace labelled with a revision no istiod serves, then with
+    // the installed revision while its istiod is not there; then istiod up.
+    await apply(cluster, [
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: "istio-system" } },
+      istioInjector,
+      shopNamespace("1-31-1"),
+    ]);
+    const istioRun = async () => {
+      const run = await command(["--kubeconfig", reader, "--json"]);
+      return { code: run.code, report: JSON.parse(run.stdout) as DoctorReport };
+    };
+    const noRevision = await istioRun();
+    step("doctor: a namespace on a revision with no istiod");
+    const selector =
+      '{"matchExpressions":[{"key":"istio.io/rev","operator":"In","values":["1-30-3"]},{"key":"istio-injection","operator":"DoesNotExist"}]}';
+    assert.equal(noRevision.code, 2);
+    assert.deepEqual(
+      noRevision.report.findings.map((f) => ({ code: f.code, objects: f.objects, message: f.message })),
+      [
+        {
+          code: "no-injector",
+          objects: ["Namespace canary-shop", "MutatingWebhookConfiguration istio-sidecar-injector-1-30-3"],
+          message: `Namespace canary-shop asks for an Istio proxy (namespace label istio.io/rev: 1-31-1), and no installed injector selects it (rev.namespace.sidecar-injector.istio.io selects ${selector}): every pod created there starts without a proxy, and meshed peers that require mTLS refuse it.`,
+        },
+      ],
+    );
+    await apply(cluster, [shopNamespace("1-30-3")]);
+    const noIstiod = await istioRun();
+    assert.equal(noIstiod.code, 2);
+    assert.deepEqual(
+      noIstiod.report.findings.map((f) => ({ code: f.code, objects: f.objects, message: f.message })),
+      [
+        {
+          code: "injector-down",
+          objects: [
+            "Namespace canary-shop",
+            "MutatingWebhookConfiguration istio-sidecar-injector-1-30-3",
+            "Service istio-system/istiod-1-30-3",
+          ],
+          message:
+            "Namespace canary-shop asks for an Istio proxy (namespace label istio.io/rev: 1-30-3); its injector rev.namespace.sidecar-injector.istio.io calls Service istio-system/istiod-1-30-3, which does not exist: with failurePolicy Fail, no pod can be created in the namespace.",
+        },
+      ],
+    );
+    await apply(cluster, istiod);
+    const served = await istioRun();
+    step("doctor: the revision's istiod missing, then up");
+    assert.deepEqual(served.report.findings, []);
+    assert.equal(served.code, 0);
+    passed.push(
+      "a namespace on an Istio revision with no istiod (no injector, then injector down) found; with istiod up, nothing (exit 0)",
+    );
   } catch (err) {
     console.error(
       `doctor real test failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,

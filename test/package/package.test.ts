@@ -130,11 +130,24 @@ function consumer(name: string, compilerOptions: Record<string, unknown>): strin
   write(
     "review.ts",
     [
-      'import { checkInvariants, invariants, type Violation } from "gke-mesh-platform/check";',
+      "import {",
+      "  checkInvariants,",
+      "  doctor,",
+      "  doctorClusterRole,",
+      "  invariants,",
+      "  objectSource,",
+      "  type DoctorReport,",
+      "  type Finding,",
+      "  type Violation,",
+      '} from "gke-mesh-platform/check";',
       'import { renderProgram, type RenderResult } from "gke-mesh-platform/render";',
       "",
       "export const names: string[] = Object.keys(invariants);",
       "export const none: Violation[] = checkInvariants([]);",
+      "export const errors = (context: string): Promise<Finding[]> =>",
+      '  doctor({ context, checks: ["crd-owners"] }).then((r: DoctorReport) => r.findings.filter((f) => f.severity === "error"));',
+      "export const offline: Promise<DoctorReport> = doctor({ source: objectSource([]) });",
+      "export const role: Record<string, unknown> = doctorClusterRole();",
       "export const render = (program: () => unknown): Promise<RenderResult> =>",
       '  renderProgram({ project: "p", stack: "s", config: {}, program });',
       "",
@@ -187,10 +200,15 @@ describe.each([
       'const check = require("gke-mesh-platform/check");',
       'const render = require("gke-mesh-platform/render");',
       "console.log(Object.keys(check.invariants).length, check.checkInvariants([]).length, typeof render.renderProgram);",
+      // The doctor over an empty cluster in memory: every check but drift runs, and finds nothing.
+      "check.doctor({ source: check.objectSource([]) }).then((r) =>",
+      "  console.log(r.exitCode, r.findings.length, r.checks.map((c) => c.status).join(',')));",
     ].join(" ");
     const loaded = run(process.execPath, ["-e", script], dir);
     expect({ status: loaded.status, stderr: loaded.stderr }).toEqual({ status: 0, stderr: "" });
-    expect(loaded.stdout.trim()).toMatch(/^\d+ 0 function$/);
+    const [invariantsLine, doctorLine] = loaded.stdout.trim().split("\n");
+    expect(invariantsLine).toMatch(/^\d+ 0 function$/);
+    expect(doctorLine).toBe(`0 0 ${[...Array<string>(10).fill("ran"), "skipped"].join(",")}`);
   }, 300_000);
 
   test("shares the program's Pulumi SDK and providers: one copy of each", () => {

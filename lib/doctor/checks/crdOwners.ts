@@ -2,7 +2,7 @@ import type { KubeObject } from "../../cluster";
 import { crdFamilies, crdValues, type CrdFamily } from "../../crds";
 import { charts, type ChartName } from "../../versions";
 import type { Check, CheckResult } from "../context";
-import { gkeCrdMarks, gkeGatewayController, helmMarks, pulumiMarks } from "../facts";
+import { gkeCrdMarks, gkeGatewayController, helmMarks, pulumiMarks } from "../../versions/doctorFacts";
 import type { HelmRelease } from "../helm";
 import { annotationsOf, at, labelsOf, list, listText, str } from "../objects";
 import { resources } from "../resources";

@@ -2,7 +2,7 @@ import { podTemplateOf, selects, type Container, type KubeObject } from "../../c
 import { loadBalancerDetectionSeconds, shutdownTiming } from "../../manifests/appWorkload";
 import { gkeAnnotations } from "../../versions";
 import type { Check, CheckResult } from "../context";
-import { gkeDefaultDrainingSeconds } from "../facts";
+import { gkeDefaultDrainingSeconds } from "../../versions/doctorFacts";
 import { annotationsOf, at, isObj, list, num, record, ref, str, strings } from "../objects";
 import { resources } from "../resources";
 import { googleExposure, type GoogleExposure } from "./exposure";

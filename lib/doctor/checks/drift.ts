@@ -3,7 +3,7 @@ import * as os from "os";
 import * as path from "path";
 import type { KubeObject } from "../../cluster";
 import type { Check, CheckResult } from "../context";
-import { helmMarks, pulumiMarks } from "../facts";
+import { helmMarks, pulumiMarks } from "../../versions/doctorFacts";
 import { clusterScopedKinds } from "../helm";
 import { capped, fieldManagers, groupOf, isObj, labelsOf, listText, ref } from "../objects";
 import type { ResourceType } from "../resources";

@@ -1,7 +1,7 @@
 import type { KubeObject } from "../../cluster";
 import { gkeAnnotations } from "../../versions";
 import type { CheckContext } from "../context";
-import { gceIngressClasses, gkeL7ClassPrefix } from "../facts";
+import { gceIngressClasses, gkeL7ClassPrefix } from "../../versions/doctorFacts";
 import { annotationsOf, at, list, num, str } from "../objects";
 import { resources } from "../resources";
 

@@ -1,6 +1,6 @@
 import { crdFamilies } from "../../crds";
 import type { Check, CheckResult } from "../context";
-import { helmMarks } from "../facts";
+import { helmMarks } from "../../versions/doctorFacts";
 import { annotationsOf, capped, listText } from "../objects";
 import { resources } from "../resources";
 

@@ -1,7 +1,7 @@
 import { podTemplateOf, type KubeObject } from "../../cluster";
 import { meshAdmissions, meshOf } from "../../meshes";
 import type { Check, CheckResult } from "../context";
-import { proxyQuitHooks } from "../facts";
+import { proxyQuitHooks } from "../../versions/doctorFacts";
 import { article, at, isObj, list, listText, ref, str, strings } from "../objects";
 import { resources } from "../resources";
 import { admitted, controlPlaneValues, injectorsFor, injectorsOf, namespacesByName } from "./mesh";

@@ -7,7 +7,7 @@ import {
   type PodTemplate,
 } from "../../cluster";
 import { meshAdmissions, type AdmittedPod, type MeshAdmission } from "../../meshes";
-import { helmMarks } from "../facts";
+import { helmMarks } from "../../versions/doctorFacts";
 import type { HelmRelease } from "../helm";
 import { annotationsOf, at, isObj, list, str, type Json } from "../objects";
 

@@ -1,7 +1,7 @@
 import type { KubeObject } from "../../cluster";
 import { linkerdFacts } from "../../versions";
 import type { Check, CheckResult } from "../context";
-import { certManagerInjection } from "../facts";
+import { certManagerInjection } from "../../versions/doctorFacts";
 import { annotationsOf, at, list, listText, ref, str } from "../objects";
 import { resources } from "../resources";
 import { certificateText, certificatesIn, nameText, notAfter, signedBy } from "../x509";

@@ -1,7 +1,9 @@
 /**
- * What the doctor reads off a live cluster that lib/versions does not hold yet: how GKE, Helm, Pulumi's
- * Kubernetes provider and cert-manager mark the objects they own, and how a Job's container can stop a
- * classic sidecar proxy. Each fact names the upstream file at the tag it was read.
+ * The upstream facts only the doctor reads off a live cluster: how GKE, Helm, Pulumi's Kubernetes
+ * provider and cert-manager mark the objects they own, and how a Job's container can stop a classic
+ * sidecar proxy. Each fact names the upstream file at the tag it was read. lib/versions/index.ts does not
+ * re-export them, so `import "gke-mesh-platform"` does not load them (test/entryPoints.test.ts); the
+ * doctor imports this file directly.
  */
 
 /**
