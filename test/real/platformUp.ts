@@ -1,12 +1,21 @@
-import { spawn } from "child_process";
-import { runTierScript } from "./script";
 import * as fs from "fs";
 import * as path from "path";
 import { clusterTools, MissingTools, startCluster, type Cluster } from "./apiServer";
-import { certManagerNamespace, controllerToolNames, startControllers, type Controllers } from "./controllers";
+import { certManagerNamespace, controllerToolNames, type Controllers } from "./controllers";
 import { openssl } from "./pki";
+import {
+  droppedWebhooks,
+  postRenderer,
+  pulumiSession,
+  summary,
+  upWithControllers,
+  writeDevStackConfig,
+  writeProgram,
+  type PulumiSession,
+} from "./platformProgram";
 import { pulumiEngine, pulumiToolNames, type PulumiEngine } from "./pulumi";
 import { run, tail, waitFor } from "./processes";
+import { runTierScript } from "./script";
 import { requireTools } from "./tools";
 import { podSecurityLabels } from "../../lib/manifests";
 import { linkerdNamespace } from "../../lib/meshes/linkerd";
@@ -85,7 +94,6 @@ const name = "real tier platform up";
 const layers = ["cert-manager", "building-blocks", "platform"] as const;
 type Layer = (typeof layers)[number];
 const defaultLayers: readonly Layer[] = ["building-blocks", "platform"];
-const root = path.resolve(__dirname, "../..");
 /** The whole script's time budget; CI's real tier has 90 minutes for every script and both minors. */
 const budgetMs = 15 * 60_000;
 
@@ -93,124 +101,6 @@ interface Check {
   readonly what: string;
   readonly ok: boolean;
   readonly detail?: string;
-}
-
-/** The webhook configurations the post-renderer drops, by kind and name, as the charts render them. */
-export const droppedWebhooks = [
-  "ValidatingWebhookConfiguration cert-manager-webhook",
-  "MutatingWebhookConfiguration cert-manager-webhook",
-  "ValidatingWebhookConfiguration trust-manager",
-  "MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config",
-  "ValidatingWebhookConfiguration linkerd-sp-validator-webhook-config",
-  "ValidatingWebhookConfiguration linkerd-policy-validator-webhook-config",
-] as const;
-
-/**
- * Helm's post-renderer: reads the release's manifests on standard input, writes them back without the
- * admission webhook configurations, and logs each one it drops (kind and name) to `log`.
- */
-function postRenderer(file: string, log: string): string {
-  fs.writeFileSync(
-    file,
-    [
-      "#!/usr/bin/env node",
-      `const fs = require("fs");`,
-      `const input = fs.readFileSync(0, "utf8");`,
-      `const kept = [];`,
-      `for (const doc of input.split(/^---[^\\n]*$/m)) {`,
-      `  const kind = /^kind:\\s*((?:Validating|Mutating)WebhookConfiguration)\\s*$/m.exec(doc);`,
-      `  if (kind) {`,
-      `    const name = /^metadata:\\s*\\n(?:[ \\t]+.*\\n)*?[ \\t]+name:\\s*"?([^"\\s]+)"?/m.exec(doc);`,
-      `    fs.appendFileSync(${JSON.stringify(log)}, kind[1] + " " + (name ? name[1] : "?") + "\\n");`,
-      `    continue;`,
-      `  }`,
-      `  if (doc.trim()) kept.push(doc.replace(/^\\n+/, ""));`,
-      `}`,
-      `process.stdout.write(kept.map((d) => "---\\n" + d).join(""));`,
-      "",
-    ].join("\n"),
-    { mode: 0o755 },
-  );
-  return file;
-}
-
-/**
- * The Pulumi program, in JavaScript: registers tsx so the repository's `lib/` (TypeScript) loads as it
- * is, without a build; @pulumi/pulumi and @pulumi/kubernetes come from the repository's node_modules
- * (linked), so the program and the library share one Pulumi runtime.
- */
-function writeProgram(
-  dir: string,
-  options: { readonly postrender: string; readonly charts: string },
-): string {
-  fs.mkdirSync(dir, { recursive: true });
-  fs.symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"));
-  fs.writeFileSync(
-    path.join(dir, "package.json"),
-    JSON.stringify({ name: "real-platform-up", main: "index.js" }),
-  );
-  fs.writeFileSync(
-    path.join(dir, "Pulumi.yaml"),
-    "name: real-platform-up\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n",
-  );
-  const lib = (p: string) => JSON.stringify(path.join(root, "lib", p));
-  fs.writeFileSync(
-    path.join(dir, "index.js"),
-    [
-      `// Written by test/real/platformUp.ts.`,
-      `require("tsx/cjs/api").register();`,
-      `const pulumi = require("@pulumi/pulumi");`,
-      `const { CertManager, ExistingCluster, Linkerd, Platform, loadPlan, standaloneCharts } = require(${lib("index.ts")});`,
-      `const { sizingProfile } = require(${lib("config/index.ts")});`,
-      `const { single } = require(${lib("deploy/index.ts")});`,
-      ``,
-      `const config = new pulumi.Config();`,
-      `const layer = config.require("layer");`,
-      `const identityGroups = ["cert-manager.io/", "trust.cert-manager.io/"];`,
-      `// No pod runs (no kubelet): Helm and the provider must not wait for any; the identity objects keep`,
-      `// their awaits, which the real cert-manager and trust-manager meet. Test-only: see platformUp.ts.`,
-      `pulumi.runtime.registerStackTransformation(({ type, props, opts }) => {`,
-      `  if (type === "kubernetes:helm.sh/v3:Release")`,
-      `    return { props: { ...props, skipAwait: true, disableWebhooks: true, postrender: ${JSON.stringify(options.postrender)} }, opts };`,
-      `  if (!type.startsWith("kubernetes:") || type.startsWith("kubernetes:helm") || !props.metadata) return undefined;`,
-      `  if (identityGroups.some((g) => String(props.apiVersion ?? "").startsWith(g))) return undefined;`,
-      `  return { props: { ...props, metadata: pulumi.output(props.metadata).apply((m) => ({`,
-      `    ...m, annotations: { ...(m.annotations ?? {}), "pulumi.com/skipAwait": "true" } })) }, opts };`,
-      `});`,
-      ``,
-      `if (layer === "platform") {`,
-      `  // The whole platform from the stack's config (Pulumi.real.yaml, written by the test).`,
-      `  exports.clusterName = new Platform("platform", { plan: loadPlan() }).clusterName;`,
-      `} else {`,
-      `  const cluster = new ExistingCluster("real", {`,
-      `    project: "real-tier",`,
-      `    existing: { kubeconfigPath: process.env.KUBECONFIG },`,
-      `  });`,
-      `  const charts = {`,
-      `    ...standaloneCharts({ certManager: "certManager", trustManager: "trustManager", linkerd: "linkerdCrds" }),`,
-      `    source: { folder: ${JSON.stringify(options.charts)}, digests: {} },`,
-      `  };`,
-      `  const certManager = new CertManager("cert-manager", {`,
-      `    charts,`,
-      `    trustManager: true,`,
-      `    provider: cluster.provider,`,
-      `    sizing: {`,
-      `      certManager: { ...single(sizingProfile.certManager), replicas: config.getNumber("certManagerReplicas") ?? 1 },`,
-      `      certManagerWebhook: single(sizingProfile.certManagerWebhook),`,
-      `      certManagerCainjector: single(sizingProfile.certManagerCainjector),`,
-      `      trustManager: single(sizingProfile.trustManager),`,
-      `    },`,
-      `  });`,
-      `  exports.certManager = certManager.certManager.status.name;`,
-      `  if (layer === "building-blocks") {`,
-      `    const linkerd = new Linkerd("linkerd", { charts, certManager, provider: cluster.provider });`,
-      `    exports.linkerd = linkerd.controlPlane.status.name;`,
-      `  }`,
-      `}`,
-      ``,
-    ].join("\n"),
-  );
-  return dir;
 }
 
 async function main(): Promise<number> {
@@ -281,7 +171,7 @@ async function runLayer(
   step(`control plane ${cluster.kubernetesVersion} ready`);
   let controllers: Controllers | undefined;
   let engine: PulumiEngine | undefined;
-  let lastOutput: string | undefined;
+  let pulumi: PulumiSession | undefined;
   try {
     const work = path.join(cluster.dir, "pulumi");
     engine = pulumiEngine(work, { KUBECONFIG: cluster.kubeconfig });
@@ -290,67 +180,17 @@ async function runLayer(
       postrender: postRenderer(path.join(work, "postrender.js"), dropped),
       charts,
     });
-    const outputs = path.join(work, "output");
-    fs.mkdirSync(outputs);
-    let runs = 0;
     // Each command's output streams into files of its own, shown when the layer fails.
-    const pulumi = (args: readonly string[]): Promise<string> => {
-      const base = path.join(outputs, `${String(++runs).padStart(2, "0")}-${args[0]}`);
-      lastOutput = base;
-      return runPulumi(engine!, args, program, base);
-    };
+    pulumi = pulumiSession(engine, program, path.join(work, "output"));
     await pulumi(["stack", "init", "real"]);
     await pulumi(["config", "set", "layer", layer]);
-    if (layer === "platform") {
-      const file = path.join(program, "Pulumi.real.yaml");
-      fs.appendFileSync(
-        file,
-        [
-          `  gcp:project: real-tier`,
-          `  gcp:region: europe-west1`,
-          `  platform:tier: dev`,
-          `  platform:cluster: ${JSON.stringify({ mode: "existing", existing: { kubeconfigPath: cluster.kubeconfig }, kubernetesVersion: cluster.kubernetesVersion.replace(/^v(\d+\.\d+).*/, "$1") })}`,
-          `  platform:mesh: {"kind": "linkerd"}`,
-          `  platform:ingress: {"kind": "none"}`,
-          `  platform:monitoring: {"backend": "none"}`,
-          `  platform:chartSource: ${JSON.stringify({ folder: charts })}`,
-          `  platform:apps: [{"name": "shop", "image": "us-docker.pkg.dev/google-samples/containers/gke/hello-app:2.0", "port": 8080}]`,
-          "",
-        ].join("\n"),
-      );
-    }
+    if (layer === "platform") writeDevStackConfig(path.join(program, "Pulumi.real.yaml"), cluster, charts);
 
     // 1. pulumi up, with the controllers started as soon as their CRDs exist.
-    const up = pulumi(["up", "--yes", "--skip-preview"]);
-    let upEnded = false;
-    void up.then(
-      () => (upEnded = true),
-      () => (upEnded = true),
-    );
-    const crdsReady = await waitFor(
-      "cert-manager's and trust-manager's CRDs from the releases",
-      async () => {
-        if (upEnded) return "pulumi up ended first";
-        const out = await cluster.kubectl([
-          "get",
-          "crd",
-          "certificates.cert-manager.io",
-          "bundles.trust.cert-manager.io",
-          "-o",
-          `jsonpath={range .items[*]}{.status.conditions[?(@.type=="Established")].status}{end}`,
-        ]);
-        return out === "TrueTrue" ? "established" : undefined;
-      },
-      { timeoutMs: 8 * 60_000, intervalMs: 500 },
-    );
-    if (crdsReady === "established") {
-      step("pulumi up: cert-manager's and trust-manager's CRDs established");
-      controllers = await startControllers(cluster);
-      step("cert-manager, cainjector and trust-manager started");
-    }
-    const upOutput = await up;
+    const up = await upWithControllers(cluster, pulumi, step);
+    controllers = up.controllers;
     step(`pulumi up (${engine.describe()})`);
-    check(`pulumi up: ${summary(upOutput)}`, crdsReady === "established", crdsReady);
+    check(`pulumi up: ${summary(up.output)}`, up.crds === "established", up.crds);
     await afterUp(cluster, layer, check);
     const droppedNow = fs.existsSync(dropped) ? fs.readFileSync(dropped, "utf8").trim().split("\n") : [];
     const expectedDrops = droppedWebhooks.filter((w) => layer !== "cert-manager" || !w.includes("linkerd"));
@@ -418,10 +258,8 @@ async function runLayer(
     step("state after destroy checked");
   } catch (err) {
     console.error(`${name} failed: ${err instanceof Error ? err.message : String(err)}`);
-    if (lastOutput)
-      console.error(
-        `--- ${path.basename(lastOutput)}:\n${tail(`${lastOutput}.log`, 40)}\n${tail(`${lastOutput}.err`, 10)}`,
-      );
+    const last = pulumi?.lastOutput();
+    if (last) console.error(last);
     if (controllers) console.error(controllers.tails());
     for (const [n, log] of Object.entries(cluster.logs)) console.error(`--- ${n}:\n${tail(log, 15)}`);
     check("run to completion", false);
@@ -431,69 +269,6 @@ async function runLayer(
   step("stopped");
   for (const [what, ms] of timings) console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${what}`);
   return { kubernetesVersion: cluster.kubernetesVersion, engine: engine?.describe() ?? "no engine" };
-}
-
-/** The process groups of the pulumi commands running: killed, with their plugins, if the script exits. */
-const running = new Set<number>();
-process.once("exit", () => {
-  for (const pid of running) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-});
-
-/**
- * `pulumi <args>` in its own process group (so its plugins end with it), standard output streamed to
- * `<base>.log` and standard error to `<base>.err`; resolves with the standard output, or rejects with
- * the end of both.
- */
-function runPulumi(
-  engine: PulumiEngine,
-  args: readonly string[],
-  cwd: string,
-  base: string,
-): Promise<string> {
-  const out = fs.openSync(`${base}.log`, "w");
-  const err = fs.openSync(`${base}.err`, "w");
-  const child = spawn(engine.tools.pulumi.path, [...args, "--non-interactive"], {
-    env: engine.env,
-    cwd,
-    detached: true,
-    stdio: ["ignore", out, err],
-  });
-  fs.closeSync(out);
-  fs.closeSync(err);
-  if (child.pid) running.add(child.pid);
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code, signal) => {
-      if (child.pid) running.delete(child.pid);
-      const stdout = fs.readFileSync(`${base}.log`, "utf8");
-      if (code === 0) return resolve(stdout);
-      reject(
-        new Error(
-          `pulumi ${args.join(" ")} exited with ${signal ?? code}:\n${tail(`${base}.log`, 40)}\n${tail(`${base}.err`, 10)}`,
-        ),
-      );
-    });
-  });
-}
-
-/** Pulumi's one-line result: `+ 24 created`, `~ 1 updated, 23 unchanged`, with its duration. */
-function summary(output: string): string {
-  const lines = output.split("\n");
-  const at = lines.findIndex((l) => l.trim() === "Resources:");
-  if (at < 0) return "no summary";
-  const counts: string[] = [];
-  for (const l of lines.slice(at + 1)) {
-    if (!l.startsWith("    ")) break;
-    counts.push(l.trim());
-  }
-  const duration = lines.find((l) => l.startsWith("Duration:"))?.replace("Duration: ", "");
-  return `${counts.join(", ")}${duration ? ` in ${duration}` : ""}`;
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
