@@ -117,8 +117,10 @@ export function trustManagerValues(args: Pick<CertManagerArgs, "sizing">): Value
     },
     // Its pods and PDB carry `app: trust-manager` (templates/deployment.yaml, poddisruptionbudget.yaml at v0.24.0).
     jetstackWorkload(s.trustManager, { app: "trust-manager" }),
-    // The init container that copies the default CA package into the pod (values.yaml defaultPackage).
-    { defaultPackage: { resources: containerResources(s.trustManager) } },
+    // Off: the platform's Bundles name only their own roots (never useDefaultCAs), so the public CA package
+    // (an init container copying it into the pod, values.yaml defaultPackage) would only put roots, compromised
+    // ones included at some versions, in the cluster for nothing; without it there are none, at any version.
+    { defaultPackage: { enabled: false } },
   );
 }
 

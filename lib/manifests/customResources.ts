@@ -102,6 +102,10 @@ export class Issuer extends ApiObject {
 // ---------- trust.cert-manager.io/v1alpha1 ----------
 
 export interface BundleSpec {
+  /**
+   * Secrets in trust-manager's trust namespace. Never `useDefaultCAs`: the platform runs trust-manager
+   * without its default CA package (lib/addons/certManager.ts), so such a Bundle would never sync.
+   */
   readonly sources: readonly { readonly secret?: { readonly name: string; readonly key: string } }[];
   readonly target: {
     readonly configMap?: { readonly key: string };

@@ -2,12 +2,15 @@ import { spawnSync, type SpawnSyncReturns } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { parse, parseAllDocuments, stringify } from "yaml";
+import { blocksOf, type Block } from "../docBlocks";
 
 /**
  * The package as a user gets it: `npm pack` builds (prepack) and packs the library; the tarball installs
  * into new consumer projects (one compiled as CommonJS, one as nodenext, neither with esModuleInterop
- * or skipLibCheck), which type-check and render with the package's own command; and an example copied
- * out of the repository installs from the tarball and renders. Installs come from the npm cache where
+ * or skipLibCheck), which type-check and render with the package's own command; an example copied
+ * out of the repository installs from the tarball and renders; and docs/istio.md's canary upgrade is
+ * followed step by step in a program of its own. Installs come from the npm cache where
  * it has the packages (`--prefer-offline`), without install scripts, as in the repository.
  * Run by `npm run test:package` (CI runs it); outside `npm test` for its minutes of installs.
  */
@@ -103,6 +106,12 @@ describe("the tarball", () => {
   });
 });
 
+/** A program's dependencies: the tarball, and the peers at the versions the repository tests with. */
+const dependencies = (): Record<string, string> => ({
+  "gke-mesh-platform": `file:${tarball}`,
+  ...Object.fromEntries(Object.keys(rootPackage.peerDependencies).map((p) => [p, installed(p)])),
+});
+
 /** A new Pulumi program of one's own that uses the library, as its README shows. */
 function consumer(name: string, compilerOptions: Record<string, unknown>): string {
   const dir = path.join(tmp, name);
@@ -115,10 +124,7 @@ function consumer(name: string, compilerOptions: Record<string, unknown>): strin
         name,
         private: true,
         main: "index.ts",
-        dependencies: {
-          "gke-mesh-platform": `file:${tarball}`,
-          ...Object.fromEntries(Object.keys(rootPackage.peerDependencies).map((p) => [p, installed(p)])),
-        },
+        dependencies: dependencies(),
         devDependencies: { typescript: installed("typescript"), "@types/node": installed("@types/node") },
       },
       null,
@@ -335,5 +341,272 @@ describe("init from the packed package", () => {
     expect(render.stderr.split("\n")[0]).toMatch(
       /^rendering mine\/dev: loading the program: compiling and type-checking index\.ts with ts-node, as pulumi up does/,
     );
+  }, 300_000);
+});
+
+/**
+ * docs/istio.md's "Canary upgrades of istiod, step by step", as a package user follows it: a new program
+ * that installs the tarball, the dev stack on Istio (unrevisioned, the default) with Traefik, and each
+ * step's config block from the docs themselves (read here, so the docs and this test cannot drift),
+ * rendered with the package's command. What each step promises is asserted on what it renders; the
+ * charts are not fetched (the render is offline).
+ */
+describe("docs/istio.md's canary upgrade, followed in a new program that installs the tarball", () => {
+  const doc = "docs/istio.md";
+  /** The blocks of each numbered step of the canary section, by step number. */
+  const steps = ((): Map<number, Block[]> => {
+    const lines = fs.readFileSync(path.join(root, doc), "utf8").split("\n");
+    const start = lines.findIndex((l) => l.startsWith("## Canary upgrades of istiod"));
+    const end = lines.findIndex((l, i) => i > start && l.startsWith("## "));
+    const starts = lines
+      .map((l, i) => ({ step: Number(/^(\d+)\. \*\*/.exec(l)?.[1]), line: i + 1 }))
+      .filter((s) => s.step > 0 && s.line > start && s.line <= end);
+    const byStep = new Map<number, Block[]>();
+    for (const b of blocksOf(root, doc).blocks) {
+      const step = starts.filter((s) => s.line < b.line && b.line <= end).at(-1)?.step;
+      if (step !== undefined) byStep.set(step, [...(byStep.get(step) ?? []), b]);
+    }
+    return byStep;
+  })();
+  const block = (step: number, lang: string): Block => {
+    const found = (steps.get(step) ?? []).find((b) => b.lang === lang);
+    if (!found) throw new Error(`${doc}: step ${step} of the canary upgrade has no ${lang} block`);
+    return found;
+  };
+  interface Revision {
+    name: string;
+    version: string;
+    charts?: { repo?: string; digests: { base: string; istiod: string } };
+  }
+  interface MeshEntry {
+    kind: string;
+    istio: { revisions: Revision[]; defaultRevision: string };
+  }
+  const meshOf = (step: number): MeshEntry =>
+    (parse(block(step, "yaml").text) as { "platform:mesh": MeshEntry })["platform:mesh"];
+
+  interface Release {
+    name: string;
+    repository: string;
+    chart: string;
+    version: string;
+    values: Record<string, unknown>;
+  }
+  interface Rendered {
+    status: number | null;
+    stdout: string;
+    stderr: string;
+    releases: Release[];
+    labels: (namespace: string) => Record<string, string> | undefined;
+  }
+
+  // The dev stack's app, whose namespace the steps move (stacks/Pulumi.dev.yaml).
+  const appNamespace = "shop";
+  let dir: string;
+  const rendered = new Map<string, Rendered>();
+
+  /** The dev stack, on Traefik (so an ingress controller moves too), with `mesh` as its platform:mesh, rendered as `stack`. */
+  function renderStack(stack: string, mesh: unknown): Rendered {
+    const dev = parse(fs.readFileSync(path.join(root, "stacks", "Pulumi.dev.yaml"), "utf8")) as {
+      config: Record<string, unknown>;
+    };
+    const config = {
+      ...dev.config,
+      "platform:ingress": { kind: "traefik", acme: { email: "platform@acme.example" } },
+      "platform:mesh": mesh,
+    };
+    fs.writeFileSync(path.join(dir, `Pulumi.${stack}.yaml`), stringify({ config }));
+    const result = run(
+      path.join(dir, "node_modules/.bin/gke-mesh-platform"),
+      ["render", ".", "--stack", stack],
+      dir,
+    );
+    const out = path.join(dir, "out", stack);
+    const written = result.status === 0;
+    const releases = written
+      ? (parse(fs.readFileSync(path.join(out, "helm-releases.yaml"), "utf8")) as { releases: Release[] })
+          .releases
+      : [];
+    const objects = written
+      ? parseAllDocuments(fs.readFileSync(path.join(out, "manifests.yaml"), "utf8")).map(
+          (d) => d.toJS() as { kind?: string; metadata?: { name?: string; labels?: Record<string, string> } },
+        )
+      : [];
+    const r: Rendered = {
+      status: result.status,
+      stdout: result.stdout,
+      stderr: result.stderr.replace(/^rendering .*\n/gm, ""),
+      releases,
+      labels: (namespace) =>
+        objects.find((o) => o.kind === "Namespace" && o.metadata?.name === namespace)?.metadata?.labels,
+    };
+    rendered.set(stack, r);
+    return r;
+  }
+  const release = (stack: string, name: string): Release | undefined =>
+    rendered.get(stack)?.releases.find((r) => r.name === name);
+  const valueAt = (r: Release | undefined, ...keys: string[]): unknown =>
+    keys.reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], r?.values);
+
+  beforeAll(() => {
+    dir = path.join(tmp, "canary");
+    fs.mkdirSync(dir);
+    const write = (file: string, text: string) => fs.writeFileSync(path.join(dir, file), text);
+    write(
+      "package.json",
+      JSON.stringify(
+        {
+          name: "canary",
+          private: true,
+          main: "index.ts",
+          dependencies: dependencies(),
+          devDependencies: { typescript: installed("typescript"), "@types/node": installed("@types/node") },
+        },
+        null,
+        2,
+      ),
+    );
+    write(
+      "tsconfig.json",
+      JSON.stringify({ compilerOptions: { ...strictCompiler, module: "commonjs" }, files: ["index.ts"] }),
+    );
+    write("Pulumi.yaml", "name: canary\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n");
+    write(
+      "index.ts",
+      [
+        'import { Platform, loadPlan } from "gke-mesh-platform";',
+        "",
+        "export = () => {",
+        '  const platform = new Platform("platform", { plan: loadPlan() });',
+        "  return platform.outputs();",
+        "};",
+        "",
+      ].join("\n"),
+    );
+    install(dir);
+  }, 300_000);
+
+  test("the section has the steps this test follows: the charts to pull, then a config per step", () => {
+    expect([...steps].map(([step, blocks]) => [step, blocks.map((b) => b.lang)])).toEqual([
+      [1, ["sh"]],
+      [2, ["yaml", "text"]],
+      [3, ["yaml"]],
+      [4, ["yaml"]],
+    ]);
+  });
+
+  test("before: the running istiod, unrevisioned, at the version step 2 names for it", () => {
+    const [running] = meshOf(2).istio.revisions;
+    expect(running.name).toBe("default");
+    const before = renderStack("before", { kind: "istio" });
+    expect({ status: before.status, stderr: before.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(
+      before.releases.filter((r) => r.name.startsWith("istiod")).map((r) => [r.name, r.version]),
+    ).toEqual([["istiod", running.version]]);
+    expect(release("before", "istio-cni")?.version).toBe(running.version);
+    expect(before.labels(appNamespace)).toMatchObject({ "istio-injection": "enabled" });
+    expect(before.labels(appNamespace)).not.toHaveProperty("istio.io/rev");
+    expect(valueAt(release("before", "traefik"), "deployment", "podLabels")).toEqual({
+      "sidecar.istio.io/inject": "true",
+    });
+  }, 300_000);
+
+  test("step 2 adds the canary: istio-base and istiod-<rev> at its version, from the charts step 1 pulls, with their digests; the running istiod is untouched", () => {
+    const mesh = meshOf(2);
+    const [running, canary] = mesh.istio.revisions;
+    const digests = canary.charts?.digests;
+    // Step 1's commands: the charts, repository and version the canary's config names.
+    const pulls = [...block(1, "sh").text.matchAll(/^helm pull (\S+)\/(\w+) --version (\S+)/gm)].map((m) => ({
+      repo: m[1],
+      chart: m[2],
+      version: m[3],
+    }));
+    expect(pulls.map((p) => p.chart)).toEqual(["base", "istiod"]);
+    expect(pulls.map((p) => p.version)).toEqual([canary.version, canary.version]);
+    const repo = canary.charts?.repo ?? pulls[0].repo;
+
+    const step = renderStack("canary", mesh);
+    expect({ status: step.status, stderr: step.stderr }).toEqual({ status: 0, stderr: "" });
+    // The warning step 1 promises, naming the command it shows.
+    const show = /^helm show values .*$/m.exec(block(1, "sh").text)?.[0];
+    expect(show).toBe(`helm show values ${repo}/istiod --version ${canary.version}`);
+    expect(step.stdout).toContain(
+      `    - Istio ${canary.version} (revision ${canary.name}) is not pinned by this package: the values the platform and platform:overrides.charts set on its base and istiod charts are not checked against that release's values.yaml; review them with \`${show ?? ""}\`\n`,
+    );
+    expect(release("canary", "istio-base")).toMatchObject({
+      repository: "",
+      chart: `${repo}/base@${digests?.base ?? ""}`,
+      version: canary.version,
+    });
+    expect(release("canary", `istiod-${canary.name}`)).toMatchObject({
+      repository: "",
+      chart: `${repo}/istiod@${digests?.istiod ?? ""}`,
+      version: canary.version,
+      values: expect.objectContaining({ revision: canary.name }) as unknown,
+    });
+    // The running istiod's release, chart and values are those it had; istio-cni stays at the pin.
+    expect(release("canary", "istiod")).toEqual(release("before", "istiod"));
+    expect(release("canary", "istiod")?.version).toBe(running.version);
+    expect(release("canary", "istio-cni")).toEqual(release("before", "istio-cni"));
+    // istio-csr serves both; namespaces and the ingress controller's pods keep their labels.
+    expect(valueAt(release("canary", "cert-manager-istio-csr"), "app", "istio", "revisions")).toEqual([
+      running.name,
+      canary.name,
+    ]);
+    expect(step.labels(appNamespace)).toEqual(rendered.get("before")?.labels(appNamespace));
+    expect(valueAt(release("canary", "traefik"), "deployment")).toEqual(
+      valueAt(release("before", "traefik"), "deployment"),
+    );
+  }, 300_000);
+
+  test("step 2 without the canary's charts: the error the docs show, and nothing written", () => {
+    const mesh = meshOf(2);
+    const stack = "no-digests";
+    const bare = {
+      ...mesh,
+      istio: {
+        ...mesh.istio,
+        revisions: mesh.istio.revisions.map((r) => ({ name: r.name, version: r.version })),
+      },
+    };
+    const step = renderStack(stack, bare);
+    expect(step.status).toBe(1);
+    expect(step.stderr.trimEnd()).toBe(
+      block(2, "text").text.trimEnd().split("Pulumi.dev.yaml").join(`Pulumi.${stack}.yaml`),
+    );
+    expect(fs.existsSync(path.join(dir, "out", stack))).toBe(false);
+  }, 300_000);
+
+  test("step 3 moves the apps: namespaces and the ingress controller's pods by label, istio-base's webhook to the canary", () => {
+    const mesh = meshOf(3);
+    const [, canary] = mesh.istio.revisions;
+    expect(mesh.istio.defaultRevision).toBe(canary.name);
+    const step = renderStack("moved", mesh);
+    expect({ status: step.status, stderr: step.stderr }).toEqual({ status: 0, stderr: "" });
+    const others = Object.entries(rendered.get("before")?.labels(appNamespace) ?? {}).filter(
+      ([key]) => key !== "istio-injection",
+    );
+    expect(step.labels(appNamespace)).toEqual({ ...Object.fromEntries(others), "istio.io/rev": canary.name });
+    expect(valueAt(release("moved", "traefik"), "deployment", "podLabels")).toEqual({
+      "istio.io/rev": canary.name,
+    });
+    expect(valueAt(release("moved", "istio-base"), "defaultRevision")).toBe(canary.name);
+    // Both istiods still run as step 2 left them.
+    expect(release("moved", "istiod")).toEqual(release("before", "istiod"));
+    expect(release("moved", `istiod-${canary.name}`)).toEqual(release("canary", `istiod-${canary.name}`));
+  }, 300_000);
+
+  test("step 4 drops the old revision: one istiod, the canary's, from its own charts; istio-cni still at the pin", () => {
+    const mesh = meshOf(4);
+    const [canary] = mesh.istio.revisions;
+    const step = renderStack("dropped", mesh);
+    expect({ status: step.status, stderr: step.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(step.releases.filter((r) => r.name.startsWith("istiod")).map((r) => r.name)).toEqual([
+      `istiod-${canary.name}`,
+    ]);
+    expect(release("dropped", `istiod-${canary.name}`)).toEqual(release("canary", `istiod-${canary.name}`));
+    expect(release("dropped", "istio-base")).toEqual(release("moved", "istio-base"));
+    expect(release("dropped", "istio-cni")).toEqual(release("before", "istio-cni"));
+    expect(step.labels(appNamespace)).toEqual(rendered.get("moved")?.labels(appNamespace));
   }, 300_000);
 });

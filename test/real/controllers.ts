@@ -138,6 +138,8 @@ export async function startControllers(cluster: Cluster): Promise<Controllers> {
         `--metrics-port=${metricsPort}`,
         `--readiness-probe-port=${readyzPort}`,
         "--log-level=2",
+        // No --default-package-location: the platform turns the default CA package off
+        // (lib/addons/certManager.ts), so the chart passes none either.
       ],
       { logDir },
     );
