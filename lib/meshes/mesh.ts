@@ -362,12 +362,22 @@ export interface MeshScrape {
  */
 export interface MeshAdmission {
   readonly mesh: MeshKind;
+  /** For messages: "Linkerd", "Istio". */
+  readonly title: string;
   /** The mesh's injection webhook, by the webhook's name in its MutatingWebhookConfiguration. */
   isInjectionWebhook(webhookName: string): boolean;
   /** The pod's or its namespace's metadata asks for this mesh's proxy. */
   asksForProxy(pod: AdmittedPod): boolean;
   /** Called by the injection webhook for this pod, the injector adds a proxy. */
   injects(pod: AdmittedPod): boolean;
+  /**
+   * Of the control planes' Helm values (the releases of `proxyConfigChart`), those whose injector serves
+   * the pod; all of them where none is told apart.
+   */
+  servingControlPlanes(
+    pod: AdmittedPod,
+    controlPlanes: readonly Readonly<Record<string, unknown>>[],
+  ): readonly Readonly<Record<string, unknown>>[];
   /** What the proxy adds, given the control plane's Helm values (proxy resources, native sidecars). */
   proxy(pod: AdmittedPod, controlPlaneValues: Readonly<Record<string, unknown>>): InjectedProxy;
   /** The chart whose release values configure the injected proxy (`linkerd-control-plane`, `istiod`). */

@@ -1,4 +1,5 @@
 import { crdClaims, crdFamilies, type CrdFamily } from "../crds";
+import { meshAdmissions, type AdmittedPod, type MeshAdmission } from "../meshes";
 import { routeMatchesGet } from "../manifests/paths";
 import { charts, gkeAnnotations, linkerdFacts, privateNetworks, type ChartName } from "../versions";
 import { certificateInventory } from "./certificates";
@@ -307,25 +308,30 @@ function namespacePodSecurity(resources: readonly ResourceView[]): Violation[] {
   return [...unlabelled, ...helmCreated];
 }
 
-/** The most specific setting wins: pod, then namespace, then the mesh-wide value. */
-const firstSet = (...values: unknown[]): unknown => values.find((v) => v !== undefined);
+/** String values only: what an admission webhook reads of labels and annotations. */
+const stringsOf = (o: Obj): Record<string, string> =>
+  Object.fromEntries(Object.entries(o).filter((e): e is [string, string] => typeof e[1] === "string"));
 
+/**
+ * Jobs and CronJobs whose pods get a proxy that is not a native sidecar, decided by each mesh's own
+ * admission model (lib/meshes/<mesh>/admission.ts, which the cluster tier runs too): whether the pod
+ * asks for the proxy, and what the injector adds given the Helm values of the control planes serving it.
+ */
 function jobsFinish(resources: readonly ResourceView[]): Violation[] {
   const namespaces = new Map(
     resources.filter((r) => object(r).kind === "Namespace").map((r) => [object(r).name, object(r)] as const),
   );
-  const releases = (chart: string) =>
-    resources.filter((r) => r.type === helmRelease && at(r.inputs, "chart") === chart);
-  // linkerd-control-plane's proxy.nativeSidecar defaults to true (chart values.yaml, 2026.8.3).
-  const linkerdNative = releases("linkerd-control-plane").every(
-    (r) => at(r.inputs, "values", "proxy", "nativeSidecar") !== false,
-  );
-  /** Whether every istiod serving a revision forces native sidecars; their default, "auto", does not promise it. */
-  const istioNative = (revision: string | undefined): boolean => {
-    const all = releases("istiod");
-    const serving = all.filter((r) => at(r.inputs, "values", "revision") === revision);
-    return (serving.length > 0 ? serving : all).every(
-      (r) => at(r.inputs, "values", "env", "ENABLE_NATIVE_SIDECARS") === "true",
+  const controlPlanes = (chart: string): Obj[] =>
+    resources
+      .filter((r) => r.type === helmRelease && at(r.inputs, "chart") === chart)
+      .map((r) => (isObj(at(r.inputs, "values")) ? (at(r.inputs, "values") as Obj) : {}));
+  /** A classic sidecar: the proxy among the pod's containers, not a native (init) sidecar. */
+  const keepsRunning = (admission: MeshAdmission, pod: AdmittedPod): boolean => {
+    if (!admission.asksForProxy(pod)) return false;
+    const serving = admission.servingControlPlanes(pod, controlPlanes(admission.proxyConfigChart));
+    // Without a release in the program, the chart's defaults decide.
+    return (serving.length > 0 ? serving : [{}]).some((values) =>
+      admission.proxy(pod, values).containers.some((c) => c.name === admission.proxyContainer),
     );
   };
   const out: Violation[] = [];
@@ -337,37 +343,20 @@ function jobsFinish(resources: readonly ResourceView[]): Violation[] {
       o.kind === "Job"
         ? at(r.inputs, "spec", "template")
         : at(r.inputs, "spec", "jobTemplate", "spec", "template");
-    const podAnnotations = (at(template, "metadata", "annotations") ?? {}) as Obj;
-    const podLabels = (at(template, "metadata", "labels") ?? {}) as Obj;
-
-    const linkerdInject = firstSet(podAnnotations["linkerd.io/inject"], ns.annotations["linkerd.io/inject"]);
-    const linkerdHangs =
-      linkerdInject === "enabled" &&
-      String(
-        firstSet(
-          podAnnotations["config.linkerd.io/proxy-enable-native-sidecar"],
-          ns.annotations["config.linkerd.io/proxy-enable-native-sidecar"],
-          String(linkerdNative),
-        ),
-      ) !== "true";
-
-    const revision = typeof ns.labels["istio.io/rev"] === "string" ? ns.labels["istio.io/rev"] : undefined;
-    const istioNamespaceInjects = ns.labels["istio-injection"] === "enabled" || revision !== undefined;
-    const istioPodSays = firstSet(
-      podLabels["sidecar.istio.io/inject"],
-      podAnnotations["sidecar.istio.io/inject"],
-    );
-    const istioInject = istioPodSays === undefined ? istioNamespaceInjects : istioPodSays === "true";
-    const istioHangs =
-      istioInject &&
-      String(firstSet(podAnnotations["sidecar.istio.io/nativeSidecar"], String(istioNative(revision)))) !==
-        "true";
-
-    if (linkerdHangs || istioHangs) {
+    const pod: AdmittedPod = {
+      labels: stringsOf((at(template, "metadata", "labels") ?? {}) as Obj),
+      annotations: stringsOf((at(template, "metadata", "annotations") ?? {}) as Obj),
+      namespaceLabels: stringsOf(ns.labels),
+      namespaceAnnotations: stringsOf(ns.annotations),
+      workload: o.name ?? "",
+      workloadKind: o.kind,
+    };
+    const hanging = meshAdmissions.find((admission) => keepsRunning(admission, pod));
+    if (hanging) {
       out.push({
         invariant: "jobs-finish",
         resource: key(r),
-        message: `${o.kind} ${o.namespace}/${o.name} gets a ${linkerdHangs ? "Linkerd" : "Istio"} proxy that is not a native sidecar: the proxy would keep its pods running forever. Use jobPodMetadata(mesh) on its pod template`,
+        message: `${o.kind} ${o.namespace}/${o.name} gets a ${hanging.title} proxy that is not a native sidecar: the proxy would keep its pods running forever. Use jobPodMetadata(mesh) on its pod template`,
       });
     }
   }

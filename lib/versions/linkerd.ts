@@ -25,6 +25,8 @@ export const linkerdFacts = {
   /** The proxy's admin port and container (charts/partials/templates/_proxy.tpl). */
   proxyAdminPort: "linkerd-admin",
   proxyContainer: "linkerd-proxy",
+  /** The injector makes the proxy a native sidecar unless told otherwise (linkerd-control-plane values.yaml proxy.nativeSidecar). */
+  nativeSidecarDefault: true,
   /** ConfigMap the identity Deployment mounts without `optional` when identity.externalCA=true (templates/identity.yaml). */
   trustRootsConfigMap: "linkerd-identity-trust-roots",
   trustRootsKey: "ca-bundle.crt",

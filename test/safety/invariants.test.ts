@@ -4,6 +4,7 @@ import type { RenderResult } from "../../lib/render";
 import { checkInvariants, invariants, type InvariantName, type ResourceView } from "../../lib/safety";
 import { viewsOf } from "../../lib/render";
 import { config, render } from "../helpers";
+import { istioAdmission, linkerdAdmission, type MeshAdmission } from "../../lib/meshes";
 
 /**
  * Each invariant, fed the bad case: a good prod render breaks in exactly one way, and the check
@@ -367,6 +368,41 @@ test("jobs-finish: the most specific setting wins", () => {
   ]);
   // Linkerd's chart default is native sidecars: a plain Job in a meshed namespace finishes.
   expect(only([ns({}, { "linkerd.io/inject": "enabled" }), job({}, {})])).toEqual([]);
+  // Two revisions: the istiod of the namespace's revision decides, not another one.
+  const revision = (rev: string, native: string): ResourceView => ({
+    type: "kubernetes:helm.sh/v3:Release",
+    name: `istiod-${rev}`,
+    inputs: { chart: "istiod", values: { revision: rev, env: { ENABLE_NATIVE_SIDECARS: native } } },
+    protect: false,
+  });
+  const both = [istiod("true"), revision("canary", "false")];
+  expect(only([...both, ns({ "istio.io/rev": "canary" }), job({}, {})])).toEqual([
+    { invariant: "jobs-finish", resource: "kubernetes:batch/v1:Job::job" },
+  ]);
+  expect(only([...both, meshed, job({}, {})])).toEqual([]);
+});
+
+test("the admission models the cluster tier runs agree with jobs-finish: the pod's own setting wins", () => {
+  const pod = (annotations: Record<string, string>) => ({
+    labels: {},
+    annotations,
+    namespaceLabels: { "istio-injection": "enabled" },
+    namespaceAnnotations: { "linkerd.io/inject": "enabled" },
+    workload: "job",
+    workloadKind: "Job",
+  });
+  const sidecars = (admission: MeshAdmission, annotations: Record<string, string>, values: Obj) =>
+    admission.proxy(pod(annotations), values).containers.map((c) => c.name);
+  // istiod 1.30.3 pkg/kube/inject/inject.go: the pod's sidecar.istio.io/nativeSidecar, true or false, over the flag.
+  const nativeEverywhere = { env: { ENABLE_NATIVE_SIDECARS: "true" } };
+  expect(sidecars(istioAdmission, {}, nativeEverywhere)).toEqual([]);
+  expect(sidecars(istioAdmission, { "sidecar.istio.io/nativeSidecar": "false" }, nativeEverywhere)).toEqual([
+    "istio-proxy",
+  ]);
+  expect(sidecars(istioAdmission, { "sidecar.istio.io/nativeSidecar": "true" }, {})).toEqual([]);
+  // linkerd-control-plane 2026.8.3 values.yaml: proxy.nativeSidecar is true unless set.
+  expect(sidecars(linkerdAdmission, {}, {})).toEqual([]);
+  expect(sidecars(linkerdAdmission, {}, { proxy: { nativeSidecar: false } })).toEqual(["linkerd-proxy"]);
 });
 
 test("probes-authorized: a Linkerd Server with routes, and the probe path's authorization gone", async () => {

@@ -10,6 +10,9 @@ import type { AdmissionObject, AdmittedPod, InjectedContainer, MeshAdmission, Me
 const optsOut = (pod: AdmittedPod) =>
   pod.labels["sidecar.istio.io/inject"] === "false" || pod.annotations["sidecar.istio.io/inject"] === "false";
 
+/** The revision label, on a namespace or a pod. */
+const revisionLabel = "istio.io/rev";
+
 /** The ambient enrolment label, on a namespace or a pod (istio-cni, cni/README.md at 1.30.3). */
 const dataplaneMode = "istio.io/dataplane-mode";
 
@@ -158,6 +161,7 @@ function istioOpenAccess(
 
 export const istioAdmission: MeshAdmission = {
   mesh: "istio",
+  title: "Istio",
   proxyConfigChart: "istiod",
   // istio-csr signs every workload certificate (one-hour lifetime): without it no pod starts.
   controlPlaneCharts: ["istiod", "cert-manager-istio-csr"],
@@ -197,6 +201,13 @@ export const istioAdmission: MeshAdmission = {
       pod.namespaceLabels["istio-injection"] === "enabled" ||
       pod.namespaceLabels["istio.io/rev"] !== undefined),
   injects: (pod) => !optsOut(pod),
+  // An istiod serves the pods of its revision: the namespace's istio.io/rev, else the pod's (the
+  // rev.namespace and rev.object webhooks of istiod 1.30.3 templates/mutatingwebhook.yaml).
+  servingControlPlanes(pod, controlPlanes) {
+    const revision = pod.namespaceLabels[revisionLabel] ?? pod.labels[revisionLabel];
+    const serving = controlPlanes.filter((values) => (values.revision || undefined) === revision);
+    return serving.length > 0 ? serving : controlPlanes;
+  },
   proxy(pod, values) {
     const global = (values.global ?? {}) as {
       proxy?: { resources?: { requests?: Record<string, string>; limits?: Record<string, string> } };
@@ -207,8 +218,9 @@ export const istioAdmission: MeshAdmission = {
       limits: global.proxy?.resources?.limits ?? { cpu: "2000m", memory: "1024Mi" },
     };
     const env = (values.env ?? {}) as Record<string, string>;
-    const native =
-      pod.annotations["sidecar.istio.io/nativeSidecar"] === "true" || env.ENABLE_NATIVE_SIDECARS === "true";
+    // The pod's annotation, "true" or "false", takes precedence over the mesh-wide flag (pkg/kube/inject/inject.go at 1.30.3).
+    const asked = pod.annotations["sidecar.istio.io/nativeSidecar"];
+    const native = asked === "true" || (asked !== "false" && env.ENABLE_NATIVE_SIDECARS === "true");
     // The injection template declares only Envoy's stats port (files/injection-template.yaml:
     // http-envoy-prom 15090); pilot-agent also serves merged metrics on 15020 and readiness on 15021.
     const proxy: InjectedContainer = {

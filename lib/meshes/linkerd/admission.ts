@@ -64,6 +64,7 @@ const everyAddress = new Set(["0.0.0.0/0", "::/0"]);
 
 export const linkerdAdmission: MeshAdmission = {
   mesh: "linkerd",
+  title: "Linkerd",
   proxyConfigChart: "linkerd-control-plane",
   controlPlaneCharts: ["linkerd-control-plane"],
   scrapedCharts: ["linkerd-control-plane"],
@@ -98,12 +99,17 @@ export const linkerdAdmission: MeshAdmission = {
     const v = injectValue(pod);
     return v === "enabled" || v === "ingress";
   },
+  // One control plane per cluster serves every pod.
+  servingControlPlanes: (_pod, controlPlanes) => controlPlanes,
   proxy(pod, values) {
     const container = proxyContainer(pod, values);
     const native =
       (pod.annotations["config.linkerd.io/proxy-enable-native-sidecar"] ??
         pod.namespaceAnnotations["config.linkerd.io/proxy-enable-native-sidecar"] ??
-        String((values.proxy as { nativeSidecar?: boolean } | undefined)?.nativeSidecar ?? false)) === "true";
+        String(
+          (values.proxy as { nativeSidecar?: boolean } | undefined)?.nativeSidecar ??
+            linkerdFacts.nativeSidecarDefault,
+        )) === "true";
     // linkerd-init (iptables) without CNI, linkerd-network-validator with it (_proxy-init.tpl, _network-validator.tpl).
     const init: InjectedContainer = {
       name: values.cniEnabled === true ? "linkerd-network-validator" : "linkerd-init",
