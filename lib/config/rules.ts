@@ -1,7 +1,7 @@
 import { nodePoolName, type AppExposure, type ExposurePath, type PlatformConfig } from "./defaults";
 import type { ConfigProblem } from "./errors";
 import { showValue } from "./errors";
-import type { EnvironmentInput } from "./schema";
+import { isRegionalGatewayClass, type EnvironmentInput } from "./schema";
 import { quantityValue, sizingComponents, type SizingComponent } from "./sizing";
 import { gatewayApi, gkeGatewayUnsupported } from "../versions";
 
@@ -526,9 +526,7 @@ function ingressRules(input: EnvironmentInput, config: PlatformConfig): ConfigPr
   const usesGateway =
     config.ingress.kind === "gke-gateway" || config.apps.some((a) => a.expose?.via.includes("gke-gateway"));
   const inClusterTls = config.apps.some((a) => a.expose?.via.some((v) => inCluster.has(v)));
-  const regional =
-    config.ingress.gatewayClass !== "gke-l7-global-external-managed" &&
-    config.ingress.gatewayClass !== "gke-l7-gxlb";
+  const regional = isRegionalGatewayClass(config.ingress.gatewayClass);
   const t = config.ingress.tls;
   if (t.mode === "pre-shared" && t.certificates.length === 0) {
     problems.push({

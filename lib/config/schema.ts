@@ -49,14 +49,25 @@ export const monitoringBackends = [
 ] as const;
 export const weekdays = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"] as const;
 
-// Single-cluster GatewayClasses of the Google-hosted controller
-// (docs.cloud.google.com/kubernetes-engine/docs/how-to/gatewayclass-capabilities).
-export const gatewayClasses = [
-  "gke-l7-global-external-managed",
-  "gke-l7-regional-external-managed",
-  "gke-l7-rilb",
-  "gke-l7-gxlb",
-] as const;
+/**
+ * Single-cluster GatewayClasses of the Google-hosted controller, and whether each load balancer is
+ * regional (docs.cloud.google.com/kubernetes-engine/docs/how-to/gatewayclass-capabilities): a regional
+ * one runs its proxies in the region's proxy-only subnet and takes regional SSL certificates and policies.
+ * The one table the plan, the config rules and the edge read.
+ */
+const gatewayClassScope = {
+  "gke-l7-global-external-managed": "global",
+  "gke-l7-regional-external-managed": "regional",
+  "gke-l7-rilb": "regional",
+  "gke-l7-gxlb": "global",
+} as const;
+export type GatewayClass = keyof typeof gatewayClassScope;
+export const gatewayClasses = Object.keys(gatewayClassScope) as [GatewayClass, ...GatewayClass[]];
+
+/** A regional (or internal) Gateway class: proxy-only subnet, regional certificates and SSL policy. */
+export function isRegionalGatewayClass(gatewayClass: GatewayClass): boolean {
+  return gatewayClassScope[gatewayClass] === "regional";
+}
 
 const cidr = z
   .string()

@@ -1,5 +1,6 @@
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
+import { isRegionalGatewayClass, type GatewayClass } from "../config";
 
 export interface EdgeArgs {
   readonly project: string;
@@ -9,7 +10,7 @@ export interface EdgeArgs {
   readonly minTlsVersion: "TLS_1_2" | "TLS_1_3";
   /** The shared GKE Gateway, when any app is exposed through it. */
   readonly gateway?: {
-    readonly gatewayClass: string;
+    readonly gatewayClass: GatewayClass;
     readonly staticIp: boolean;
     /** Hosts that get a Google-managed Certificate Manager certificate (tls mode managed). */
     readonly managedHosts: readonly string[];
@@ -21,8 +22,6 @@ export interface EdgeArgs {
   /** A Google service account for cert-manager's DNS-01 solver, bound through Workload Identity. */
   readonly dns01?: { readonly certManagerNamespace: string; readonly certManagerServiceAccount: string };
 }
-
-const globalClasses = new Set(["gke-l7-global-external-managed", "gke-l7-gxlb"]);
 
 /** The APIs the edge uses: Compute Engine, Certificate Manager for managed certificates, Cloud DNS for DNS-01. */
 export function edgeApis(args: EdgeArgs): string[] {
@@ -77,7 +76,7 @@ export class Edge extends pulumi.ComponentResource {
     const dns01Resources: pulumi.Resource[] = [];
     const project = args.project;
     const gw = args.gateway;
-    const regionalGateway = gw !== undefined && !globalClasses.has(gw.gatewayClass);
+    const regionalGateway = gw !== undefined && isRegionalGatewayClass(gw.gatewayClass);
     // MODERN: TLS 1.2+ with forward-secret AEAD ciphers only (Google's recommended profile).
     const policy = { profile: "MODERN", minTlsVersion: args.minTlsVersion, project };
 

@@ -15,6 +15,7 @@ import {
   type ExposurePath,
   type PlatformConfig,
   type SizingComponent,
+  isRegionalGatewayClass,
 } from "../config";
 import { crdOwnership, needsCertManager, type CrdOwners } from "../crds";
 import type { ChartContext, ChartFrom, MonitoringRef } from "../deploy";
@@ -201,7 +202,7 @@ export function planFor(config: PlatformConfig, input?: EnvironmentInput, source
     clusterNetworks:
       config.cluster.mode === "existing" ? undefined : [config.network.podsCidr, config.network.servicesCidr],
     clusterSources: clusterSourcesOf(config),
-    proxyOnlySubnet: gateway && regionalGatewayClass(config),
+    proxyOnlySubnet: gateway && isRegionalGatewayClass(config.ingress.gatewayClass),
     warnings: [
       ...configWarnings(config),
       ...mesh.configWarnings(config),
@@ -292,12 +293,6 @@ function sizingWithoutEffect(
       problem: `is set, but this environment does not run ${sizedBy[key].map((c) => charts[c].chart).join(" or ")}${key === "nodeExporter" ? " (not on Autopilot)" : ""}, so it would have no effect`,
       fix: `remove platform:sizing.${key}`,
     }));
-}
-
-/** Regional and internal Gateway classes run their proxies in a proxy-only subnet; the global ones do not. */
-function regionalGatewayClass(config: PlatformConfig): boolean {
-  const c = config.ingress.gatewayClass;
-  return c === "gke-l7-regional-external-managed" || c === "gke-l7-rilb";
 }
 
 /** Every Helm release the environment installs, by release name, in install order. */
@@ -453,6 +448,8 @@ function ingressCaller(config: PlatformConfig, via: ExposurePath): Caller {
   // Google's load balancers reach pods straight from their own ranges, outside the mesh; regional and
   // internal Gateway classes proxy from the proxy-only subnet.
   const proxyOnly =
-    via === "gke-gateway" && regionalGatewayClass(config) ? [config.network.proxyOnlyCidr] : [];
+    via === "gke-gateway" && isRegionalGatewayClass(config.ingress.gatewayClass)
+      ? [config.network.proxyOnlyCidr]
+      : [];
   return { kind: "network", name: via, cidrs: [...googleLoadBalancerRanges, ...proxyOnly] };
 }
