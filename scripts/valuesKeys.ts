@@ -54,7 +54,12 @@ export const sources: Partial<Record<ChartName, Source>> = {
   istiod: {
     file: `istiod-${charts.istiod.version}.values.yaml`,
     root: "_internal_defaults_do_not_set",
-    extraKnown: istioProfile,
+    extraKnown: {
+      ...istioProfile,
+      // templates/reader-clusterrole.yaml and reader-clusterrolebinding.yaml read it with dig, default true;
+      // the base chart's values.yaml declares it.
+      "global.enableReaderRBAC": "read by the reader ClusterRole and binding templates (dig, default true)",
+    },
     // values.yaml: "env: {}" documented as extra environment variables for the discovery container.
     extraOpen: { env: "pilot environment variables, passed through to the istiod container" },
   },

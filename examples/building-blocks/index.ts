@@ -15,6 +15,8 @@ export = () => {
   const linkerd = new Linkerd("linkerd", { certManager, provider, monitoring: prometheus.monitoring });
 
   // What the mesh asks of namespaces, pods and ingress controllers, without an environment config.
+  // Traefik's RBAC is namespaced: it serves routes in its own namespace and in those passed as
+  // routeNamespaces (name -> Namespace resource), none here.
   const mesh = meshOf({ kind: "linkerd" });
   new Traefik("traefik", { mesh, certManager, provider, meshReady: linkerd.podPrerequisites });
 

@@ -44,6 +44,12 @@ export interface IngressControllerArgs {
   readonly sizing?: WorkloadSizing;
   /** Where the controller's own metrics (requests, latencies, TLS) go. @default not scraped */
   readonly monitoring?: MonitoringRef;
+  /**
+   * The namespaces whose routes Traefik serves (the exposed apps'), by name, each with the resource that
+   * creates it: Traefik's RBAC reaches these and its own namespace only, and its release waits for them.
+   * Ignored by ingress-nginx, which watches every namespace. @default none
+   */
+  readonly routeNamespaces?: ReadonlyMap<string, pulumi.Resource>;
 }
 
 /**
@@ -64,8 +70,11 @@ const controllerMesh = (args: Pick<IngressControllerArgs, "mesh">): Mesh =>
  * maintainers prefer (linkerd2#6157): no ingress mode, so no l5d-dst-override header that a client
  * could set (the open relay of ingress mode), and no skipped outbound 443.
  */
-export function traefikValues(args: Pick<IngressControllerArgs, "mesh" | "acmeHttp01" | "sizing">): Values {
+export function traefikValues(
+  args: Pick<IngressControllerArgs, "mesh" | "acmeHttp01" | "sizing" | "routeNamespaces">,
+): Values {
   const mesh = controllerMesh(args);
+  const namespaces = [...(args.routeNamespaces?.keys() ?? [])].sort();
   const sendToService = mesh.ingressBackend.serviceClusterIp;
   const s = args.sizing ?? single(sizingProfile.ingressController);
   // Keep taking requests while the load balancer notices the pod is leaving, then finish in-flight ones
@@ -73,12 +82,30 @@ export function traefikValues(args: Pick<IngressControllerArgs, "mesh" | "acmeHt
   const lifeCycle = { requestAcceptGraceTimeout: `${ingressAcceptGraceSeconds}s`, graceTimeOut: "10s" };
   return deepMerge(
     {
-      // Explicit classes only: a default class would capture GCE Ingresses during a migration.
-      ingressClass: { enabled: true, isDefaultClass: false, name: "traefik" },
+      // A Role and RoleBinding in each namespace it routes to and its own, no ClusterRole: Traefik reads
+      // the Secrets (TLS keys) of those namespaces only, never a CA key elsewhere (templates/rbac/role.yaml
+      // at v41.3.0). Its providers then skip cluster-scoped objects (--providers.*.disableClusterScopeResources):
+      // it reads no IngressClass, so it serves an Ingress by the kubernetes.io/ingress.class annotation
+      // only, not by spec.ingressClassName (traefik v3.7 pkg/provider/kubernetes/ingress/kubernetes.go,
+      // shouldProcessIngress), and the chart's IngressClass would name a class nothing serves. Explicit
+      // classes only (providers.kubernetesIngress.ingressClass): a default class would capture GCE
+      // Ingresses during a migration.
+      rbac: { namespaced: true },
+      ingressClass: { enabled: false },
       providers: {
         // Send to the Service's cluster IP, not to pod endpoints, so the mesh (not Traefik) balances.
-        kubernetesCRD: { nativeLBByDefault: sendToService },
-        kubernetesIngress: { nativeLBByDefault: sendToService },
+        // Watched: the apps' namespaces only (the chart watches its own only when given none).
+        kubernetesCRD: { nativeLBByDefault: sendToService, namespaces },
+        // Only Ingresses annotated kubernetes.io/ingress.class: traefik (cert-manager's HTTP-01 solver's):
+        // with no class named, Traefik would also take every Ingress that names none, which GKE serves
+        // (values.yaml providers.kubernetesIngress.ingressClass at v41.3.0).
+        // Its own namespace too: it copies an Ingress's status from its published Service there, which it
+        // reads from watched namespaces only (traefik v3.7 pkg/provider/kubernetes/ingress/client.go GetService).
+        kubernetesIngress: {
+          nativeLBByDefault: sendToService,
+          namespaces: [...new Set([ingressControllerIdentities.traefik.namespace, ...namespaces])].sort(),
+          ingressClass: "traefik",
+        },
       },
       ports: {
         web: {
@@ -248,7 +275,13 @@ export class Traefik extends pulumi.ComponentResource {
       charts,
       provider: args.provider,
       parent: this,
-      dependsOn: [...ns, ...(this.crds ? [this.crds] : []), ...(args.meshReady ?? [])],
+      // Its Roles are in the namespaces it routes to, which exist first.
+      dependsOn: [
+        ...ns,
+        ...(this.crds ? [this.crds] : []),
+        ...(args.meshReady ?? []),
+        ...(args.routeNamespaces?.values() ?? []),
+      ],
     });
     const ids = ingressControllerIdentities.traefik;
     controllerMonitor(

@@ -7,7 +7,8 @@ import { nameOf, selects, type KubeObject, type LabelSelector, type PodTemplate 
  * Who can read the Secrets that hold a CA's private key: a model of Kubernetes RBAC (Roles, ClusterRoles,
  * their aggregation, RoleBindings and ClusterRoleBindings, and the roles Kubernetes bootstraps itself)
  * over the whole object set a cluster receives, and the `ca-keys-confined` invariant it answers: only
- * the component that owns a CA key, and Kubernetes' own identities, may read it.
+ * the component that owns a CA key, the readers the platform accepts, and Kubernetes' own identities,
+ * may read it.
  */
 
 /** A Secret holding a CA's private key, and why it is one. */
@@ -281,8 +282,14 @@ function certManagerPods(set: ObjectSet, component: string): PodTemplate[] {
   );
 }
 
+/** Whether a pod belongs to a release of this chart and carries this label. */
+const chartPod =
+  (chart: string, label: string, value: string) =>
+  (set: ObjectSet, pod: PodTemplate): boolean =>
+    set.releaseOf.get(pod.owner)?.chart === chart && pod.labels[label] === value;
+
 /** A component allowed to read CA keys: its pods, where it may read, and why. */
-interface KeyOwner {
+export interface KeyReader {
   readonly component: string;
   /** Whether a pod of the set is this component's. */
   readonly runs: (set: ObjectSet, pod: PodTemplate) => boolean;
@@ -293,11 +300,10 @@ interface KeyOwner {
 
 /**
  * The components that own CA keys, and so may read them (docs/safety.md, "Who may read a CA key").
- * Nothing else may: not an ingress controller, not monitoring, not the mesh's own controllers (Linkerd's
- * identity controller and istio-csr read what they need from mounted files and CertificateRequests, not
- * through the API).
+ * Linkerd's identity controller and istio-csr read what they need from mounted files and
+ * CertificateRequests, not through the API.
  */
-export const keyOwners: readonly KeyOwner[] = [
+export const keyOwners: readonly KeyReader[] = [
   {
     component: "cert-manager's controller",
     runs: (set, pod) => certManagerPods(set, "controller").includes(pod),
@@ -321,6 +327,41 @@ export const keyOwners: readonly KeyOwner[] = [
     },
     reason:
       "reads its Bundles' sources (the anchors' certificates) from Secrets in its trust namespace only (trust-manager v0.24.0 deploy/charts/trust-manager/templates/role.yaml)",
+  },
+];
+
+/**
+ * The components that do not own a CA key but must read Secrets to do their job, whose pinned charts
+ * grant it with no value that narrows it, and which the platform accepts as readers, each only as far as
+ * its chart's roles reach (docs/safety.md, "Who may read a CA key"). Every other reader is refused, and
+ * so is an accepted component wherever it reaches further than listed here.
+ */
+export const acceptedReaders: readonly KeyReader[] = [
+  {
+    component: "istiod",
+    runs: chartPod(charts.istiod.chart, "app", "istiod"),
+    reason:
+      "the mesh's control plane, which already configures every proxy: it gets, lists and watches every Secret for Gateways' credentials and remote clusters, and every Secret of its namespace for its own CA, whatever the values (istio 1.30.3 manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml, role.yaml)",
+  },
+  {
+    component: "linkerd-destination in its control plane's namespace",
+    runs: chartPod(charts.linkerdControlPlane.chart, "linkerd.io/control-plane-component", "destination"),
+    // Its Role is in the control plane's namespace only (the release's).
+    namespaces: (_set, pod) => [pod.namespace],
+    reason:
+      "the mesh's discovery and policy server, which already answers every proxy: it reads every Secret of the control plane's namespace for multicluster discovery, whatever the values (linkerd/linkerd2 edge-26.8.3 charts/linkerd-control-plane/templates/destination-rbac.yaml, Role remote-discovery)",
+  },
+  {
+    component: "the Prometheus Operator",
+    runs: chartPod(charts.kubePrometheusStack.chart, "app.kubernetes.io/component", "prometheus-operator"),
+    reason:
+      "may do anything with every Secret, whatever the values (kube-prometheus-stack 88.5.3 templates/prometheus-operator/clusterrole.yaml; prometheusOperator.namespaces and denyNamespaces narrow what it watches, not its ClusterRole): it reads the Secrets monitors name and writes its Prometheus's config",
+  },
+  {
+    component: "ingress-nginx's controller",
+    runs: chartPod(charts.ingressNginx.chart, "app.kubernetes.io/component", "controller"),
+    reason:
+      "lists and watches every Secret for its Ingresses' TLS (ingress-nginx 4.15.1 templates/clusterrole.yaml) and gets those of its namespace (templates/controller-role.yaml): controller.scope confines it to one namespace, which cannot serve the apps' namespaces, and controller.scope.namespaceSelector keeps the ClusterRole",
   },
 ];
 
@@ -354,7 +395,7 @@ export function subjectName(subject: Subject): string {
 /**
  * Why a subject may read a key, or undefined where it may not: Kubernetes' own identities (users and
  * groups named `system:`, but not the groups that mean everyone) and a ServiceAccount whose every pod is a
- * key owner's, in a namespace that owner may read.
+ * key owner's or an accepted reader's, in a namespace it may read.
  */
 export function allowedReader(set: ObjectSet, subject: Subject, key: CaKey): string | undefined {
   if (everyone(subject)) return undefined;
@@ -364,22 +405,49 @@ export function allowedReader(set: ObjectSet, subject: Subject, key: CaKey): str
   // A ServiceAccount no pod runs as is nobody's: anyone who may create its tokens reads as it.
   if (pods.length === 0) return undefined;
   const owners = pods.map((pod) =>
-    keyOwners.find((o) => o.runs(set, pod) && (o.namespaces?.(set, pod).includes(key.namespace) ?? true)),
+    [...keyOwners, ...acceptedReaders].find(
+      (o) => o.runs(set, pod) && (o.namespaces?.(set, pod).includes(key.namespace) ?? true),
+    ),
   );
   return owners.every((o) => o !== undefined) ? owners[0]?.component : undefined;
 }
 
+/** One CA key and the components that may read it, as the render's summary states the trust boundary. */
+export interface CaKeyReaders {
+  readonly key: CaKey;
+  /** Its owners' and accepted readers' names (`(accepted)` after the latter), sorted. */
+  readonly readers: readonly string[];
+}
+
+/**
+ * Each CA key of the set with the components whose ServiceAccounts may read it and are allowed to:
+ * its owners and the accepted readers (Kubernetes' own identities are not listed; refused readers are
+ * `ca-keys-confined` findings).
+ */
+export function caKeyReaders(set: ObjectSet): CaKeyReaders[] {
+  const grants = secretReadGrants(set.objects);
+  const accepted = new Set(acceptedReaders.map((r) => r.component));
+  return caKeys(set).map((key) => {
+    const readers = new Set<string>();
+    for (const grant of grants.filter((g) => serviceAccountOf(g.subject) && grantReads(g, key))) {
+      const reader = allowedReader(set, grant.subject, key);
+      if (reader) readers.add(accepted.has(reader) ? `${reader} (accepted)` : reader);
+    }
+    return { key, readers: [...readers].sort() };
+  });
+}
+
 /**
  * `ca-keys-confined`: every subject that can get, list or watch a CA key (by a Role or ClusterRole, its
- * aggregation, and the binding that grants it) is the component that owns that key or one of Kubernetes'
- * own identities; each other reader is one finding, on its binding, naming the subject, the role and the
+ * aggregation, and the binding that grants it) is the component that owns that key, a reader the platform
+ * accepts (`acceptedReaders`) where it may read, or one of Kubernetes' own identities; each other reader is one finding, on its binding, naming the subject, the role and the
  * key. And no ClusterRole that `view` aggregates reads Secrets: Kubernetes keeps `view` free of them.
  */
 export function caKeysConfined(set: ObjectSet): CrossingFinding[] {
   const keys = caKeys(set);
   const findings: CrossingFinding[] = [];
   if (keys.length > 0) {
-    const owners = keyOwners.map((o) => o.component).join(", ");
+    const owners = [...keyOwners, ...acceptedReaders].map((o) => o.component).join(", ");
     for (const grant of secretReadGrants(set.objects)) {
       for (const key of keys.filter((k) => grantReads(grant, k))) {
         if (allowedReader(set, grant.subject, key)) continue;

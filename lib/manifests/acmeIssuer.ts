@@ -17,6 +17,12 @@ export interface AcmeIssuerProps {
   readonly solver:
     | {
         readonly http01IngressClass: string;
+        /**
+         * Name the class by the solver Ingress's `kubernetes.io/ingress.class` annotation (cert-manager's
+         * `class`), for a controller that reads no IngressClass (Traefik with namespaced RBAC), rather
+         * than by `spec.ingressClassName`. @default false
+         */
+        readonly http01ClassAnnotation?: boolean;
         readonly solverPod?: {
           readonly labels: Readonly<Record<string, string>>;
           readonly annotations: Readonly<Record<string, string>>;
@@ -46,7 +52,9 @@ export class AcmeIssuer extends ClusterIssuer {
               ? {
                   http01: {
                     ingress: {
-                      ingressClassName: props.solver.http01IngressClass,
+                      ...(props.solver.http01ClassAnnotation
+                        ? { class: props.solver.http01IngressClass }
+                        : { ingressClassName: props.solver.http01IngressClass }),
                       ...solverPodTemplate(props.solver.solverPod),
                     },
                   },

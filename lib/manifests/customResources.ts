@@ -52,7 +52,10 @@ export class Certificate extends ApiObject {
 export interface AcmeSolver {
   readonly http01?: {
     readonly ingress: {
-      readonly ingressClassName: string;
+      /** The solver Ingress's spec.ingressClassName; or */
+      readonly ingressClassName?: string;
+      /** its kubernetes.io/ingress.class annotation (pkg/issuer/acme/http/ingress.go at v1.21.1). */
+      readonly class?: string;
       /** Metadata merged into the solver pods cert-manager creates. */
       readonly podTemplate?: {
         readonly metadata: {

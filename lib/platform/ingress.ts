@@ -111,6 +111,17 @@ export class Ingress extends pulumi.ComponentResource {
         meshReady: args.meshReady,
         sizing: config.sizing.ingressController,
         monitoring: args.monitoring,
+        // Traefik's RBAC reaches the namespaces of the apps it routes to, and no others.
+        routeNamespaces: new Map(
+          exposures
+            .filter((e) => e.via.includes("traefik"))
+            .map((e) => {
+              const ns = args.namespaces.get(e.namespace);
+              // Every app's namespace is the plan's (Plan.namespaces), created before the ingress.
+              if (!ns) throw new Error(`the app namespace ${e.namespace} has no Namespace resource`);
+              return [e.namespace, ns] as const;
+            }),
+        ),
       };
       this.controller =
         ing.kind === "traefik"
@@ -138,6 +149,8 @@ export class Ingress extends pulumi.ComponentResource {
             ? { dns01Project: config.gcp.project }
             : {
                 http01IngressClass: ing.kind === "ingress-nginx" ? "nginx" : "traefik",
+                // Traefik reads no IngressClass (its namespaced RBAC, lib/addons/ingressControllers.ts).
+                http01ClassAnnotation: ing.kind === "traefik",
                 solverPod: plan.mesh.acmeSolverPod,
               },
       });

@@ -1,6 +1,7 @@
 import * as YAML from "yaml";
 import {
   HelmTemplater,
+  caKeyReaders,
   checkClusterInvariants,
   clusterInvariants,
   findHelm,
@@ -95,6 +96,15 @@ export function clusterSummary(check: ClusterObjects): string {
     lines.push(
       `    - [${finding.invariant}] ${finding.object} (Kubernetes ${kubeVersion}): ${finding.message}`,
     );
+  }
+  const set = check.sets[check.sets.length - 1];
+  const keys = set ? caKeyReaders(set) : [];
+  if (keys.length > 0) {
+    lines.push(
+      `  CA keys and who may read them (docs/safety.md, "Who may read a CA key"; Kubernetes' own identities aside):`,
+    );
+    for (const { key, readers } of keys)
+      lines.push(`    - ${key.namespace}/${key.name}: ${readers.join(", ") || "none"}`);
   }
   return lines.join("\n");
 }

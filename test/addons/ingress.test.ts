@@ -1,4 +1,4 @@
-import { HelmTemplater, findHelm, objectSetOf } from "../../lib/cluster";
+import { HelmTemplater, caKeysConfined, findHelm, objectSetOf, secretReadGrants } from "../../lib/cluster";
 import { ConfigError } from "../../lib/config";
 import { clusterInputOf, type RenderResult, type RenderedResource } from "../../lib/render";
 import { supportedKubernetes } from "../../lib/versions";
@@ -186,14 +186,22 @@ describe.each(meshes)("Traefik, mesh %s", (mesh) => {
     none: { deployment: {} },
   }[mesh];
 
-  test("chart values: meshed pod metadata, Service-IP load balancing, HTTPS redirect, explicit class, drain, sized", () => {
+  test("chart values: namespaced RBAC over the apps' namespaces, meshed pod metadata, Service-IP load balancing, HTTPS redirect, class by annotation, drain, sized", () => {
     // Keep accepting while Google's load balancer notices the pod is leaving (3 health checks 8 s apart).
     const lifeCycle = { requestAcceptGraceTimeout: "30s", graceTimeOut: "10s" };
     expect(values(release(result, "traefik"))).toEqual({
-      ingressClass: { enabled: true, isDefaultClass: false, name: "traefik" },
+      // Roles in shop (the app it routes to) and its own namespace, no ClusterRole: no CA key in reach.
+      rbac: { namespaced: true },
+      // It reads no IngressClass, so none is made; Ingresses are its by annotation only.
+      ingressClass: { enabled: false },
       providers: {
-        kubernetesCRD: { nativeLBByDefault: mesh !== "none" },
-        kubernetesIngress: { nativeLBByDefault: mesh !== "none" },
+        kubernetesCRD: { nativeLBByDefault: mesh !== "none", namespaces: ["shop"] },
+        // Its own namespace too, where it reads its published Service for Ingresses' status.
+        kubernetesIngress: {
+          nativeLBByDefault: mesh !== "none",
+          namespaces: ["shop", "traefik"],
+          ingressClass: "traefik",
+        },
       },
       ports: {
         web: {
@@ -271,6 +279,8 @@ describe.each(meshes)("Traefik, mesh %s", (mesh) => {
     expect(crds?.inputs).toMatchObject({ chart: "traefik", name: "traefik-crds", skipCrds: false });
     expect(crds?.children?.crd.retainOnDelete).toBe(true);
     expect(release(result, "traefik").dependsOn).toContain(crds?.key);
+    // Its Role in the app's namespace needs the namespace first.
+    expect(release(result, "traefik").dependsOn).toContain(find(result, "Namespace", "shop").key);
     const route = find(result, "IngressRoute", "shop", "shop");
     expect(route.dependsOn).toEqual(
       expect.arrayContaining([
@@ -289,7 +299,8 @@ describe.each(meshes)("Traefik, mesh %s", (mesh) => {
         server: "https://acme-v02.api.letsencrypt.org/directory",
         email: "platform@example.com",
         privateKeySecretRef: { name: "letsencrypt-account-key" },
-        solvers: [{ http01: { ingress: { ingressClassName: "traefik", ...solverPod } } }],
+        // By annotation: Traefik, with namespaced RBAC, reads no IngressClass.
+        solvers: [{ http01: { ingress: { class: "traefik", ...solverPod } } }],
       },
     });
   });
@@ -446,6 +457,45 @@ const noHelm = [
     ).toBe("http-metrics");
   },
   120_000,
+);
+
+(noHelm ? test.skip : test)(
+  `Traefik reads Secrets only in its namespace and the apps', so no CA key is in its reach${noHelm ? ` (skipped: ${noHelm})` : ""}`,
+  async () => {
+    const result = await renderPlatform({
+      mesh: { kind: "linkerd" },
+      ingress: { kind: "traefik", acme },
+      apps: [shop],
+    });
+    const set = await objectSetOf(clusterInputOf("traefik", "dev", result), {
+      templater: new HelmTemplater(helm ?? "", 1),
+      chartsDir: chartsDir ?? "",
+      kubeVersion: supportedKubernetes.highest,
+    });
+    const traefik = secretReadGrants(set.objects).filter((g) => g.subject.name === "traefik");
+    expect(
+      traefik.map((g) => `${g.role}: ${g.verbs.join(",")} in ${g.namespace ?? "every namespace"}`),
+    ).toEqual([
+      "Role shop/traefik: get,list,watch in shop",
+      "Role traefik/traefik: get,list,watch in traefik",
+    ]);
+    expect(
+      set.objects.filter((o) => o.kind === "ClusterRole" && o.metadata.name.startsWith("traefik")),
+    ).toEqual([]);
+    const args = set.pods
+      .filter((p) => p.owner.kind === "Deployment" && p.owner.metadata.name === "traefik")
+      .flatMap((p) => p.containers.flatMap((c) => ((c as { args?: string[] }).args ?? []).map(String)));
+    expect(args.filter((a) => /namespaces=|ingressclass=|disableclusterscoperesources/i.test(a))).toEqual([
+      "--providers.kubernetescrd.disableClusterScopeResources=true",
+      "--providers.kubernetesingress.ingressClass=traefik",
+      "--providers.kubernetesingress.disableClusterScopeResources=true",
+      "--providers.kubernetescrd.namespaces=shop",
+      "--providers.kubernetesingress.namespaces=shop,traefik",
+    ]);
+    // The mesh's trust anchor (cert-manager) and identity issuer (linkerd) are out of its reach.
+    expect(caKeysConfined(set).filter((f) => f.message.includes("traefik"))).toEqual([]);
+  },
+  180_000,
 );
 
 describe.each(meshes)("GCE Ingress, mesh %s", (mesh) => {

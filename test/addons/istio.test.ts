@@ -30,6 +30,8 @@ describe("Istio, sidecar mode, dev", () => {
         hub: "docker.io/istio",
         platform: "gke",
         caAddress: "cert-manager-istio-csr.cert-manager.svc:443",
+        // No istio-reader ClusterRole: it would let a ServiceAccount no pod runs as read every Secret.
+        enableReaderRBAC: false,
         // Every sidecar: the chart's requests and memory limit, no CPU limit.
         proxy: { resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "1024Mi" } } },
       },
@@ -313,7 +315,10 @@ describe("Istio options", () => {
     expect(values(release(result, "cert-manager-istio-csr"))).toMatchObject({
       app: { istio: { revisions: ["stable", "canary"] } },
     });
-    expect(values(release(result, "istio-base"))).toEqual({ defaultRevision: "canary" });
+    expect(values(release(result, "istio-base"))).toEqual({
+      global: { enableReaderRBAC: false },
+      defaultRevision: "canary",
+    });
     const ns = find(result, "Namespace", "shop");
     expect(labels(ns)).toMatchObject({ "istio.io/rev": "canary" });
     expect(labels(ns)).not.toHaveProperty(["istio-injection"]);

@@ -1,6 +1,7 @@
 import * as path from "path";
 import {
   HelmTemplater,
+  caKeyReaders,
   caKeys,
   caKeysConfined,
   checkClusterInvariants,
@@ -407,6 +408,129 @@ withHelm(
 test("a refusal names every component the invariant allows", () => {
   const found = findings(setOf(identity, [certManager, grafana]));
   expect(found[0].message).toContain(
-    "only cert-manager's controller, cert-manager's cainjector, trust-manager in its trust namespace may read a CA key",
+    "only cert-manager's controller, cert-manager's cainjector, trust-manager in its trust namespace, istiod, linkerd-destination in its control plane's namespace, the Prometheus Operator, ingress-nginx's controller may read a CA key",
   );
+});
+
+// linkerd/linkerd2 edge-26.8.3 charts/linkerd-control-plane/templates/destination-rbac.yaml and destination.yaml:
+// the Role remote-discovery reads every Secret of the control plane's namespace.
+const remoteDiscovery = [
+  deployment("linkerd-destination", "linkerd", "linkerd-destination", {
+    "linkerd.io/control-plane-component": "destination",
+  }),
+  role("remote-discovery", "linkerd", [secretsRule(["get", "list", "watch"])]),
+  binding("linkerd-destination-remote-discovery", "linkerd", { kind: "Role", name: "remote-discovery" }, [
+    sa("linkerd-destination", "linkerd"),
+  ]),
+];
+const linkerd = (objects: KubeObject[]) =>
+  chartRelease("linkerd-control-plane", charts.linkerdControlPlane.chart, "linkerd", objects);
+
+test("linkerd-destination is an accepted reader in its control plane's namespace, and refused beyond it", () => {
+  // The issuer's key is in linkerd, where its chart's Role reads.
+  expect(findings(setOf(identity, [certManager, trustManager, linkerd(remoteDiscovery)]))).toEqual([]);
+  // A ClusterRole would reach the trust anchor in cert-manager's namespace: that read is refused, the other not.
+  const wide = linkerd([
+    ...remoteDiscovery,
+    clusterRole("linkerd-destination-secrets", [secretsRule(["get"])]),
+    clusterBinding("linkerd-destination-secrets", "linkerd-destination-secrets", [
+      sa("linkerd-destination", "linkerd"),
+    ]),
+  ]);
+  const found = findings(setOf(identity, [certManager, trustManager, wide]));
+  expect(found.map((f) => `${f.object}: ${f.message.split(" (")[0]}`)).toEqual([
+    "ClusterRoleBinding linkerd-destination-secrets: lets ServiceAccount linkerd/linkerd-destination read Secret cert-manager/linkerd-trust-anchor",
+  ]);
+  // The render's summary: who may read each key, the accepted reader marked.
+  expect(
+    caKeyReaders(setOf(identity, [certManager, trustManager, linkerd(remoteDiscovery)])).map(
+      (k) => `${k.key.namespace}/${k.key.name}: ${k.readers.join(", ")}`,
+    ),
+  ).toEqual([
+    "cert-manager/linkerd-trust-anchor: cert-manager's cainjector, cert-manager's controller, trust-manager in its trust namespace",
+    "linkerd/linkerd-identity-issuer: cert-manager's cainjector, cert-manager's controller, linkerd-destination in its control plane's namespace (accepted)",
+  ]);
+  // The same Role given to a workload that is not the chart's destination controller is refused.
+  const other = setOf([...identity, ...remoteDiscovery], [certManager, trustManager]);
+  expect(findings(other).map((f) => f.object)).toEqual([
+    "RoleBinding linkerd/linkerd-destination-remote-discovery",
+  ]);
+});
+
+// istio 1.30.3 manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml, role.yaml and
+// reader-clusterrole.yaml: istiod reads every Secret, and every Secret of istio-system; the reader
+// ClusterRole (global.enableReaderRBAC) gives a ServiceAccount no pod runs as the same.
+const istiodObjects = [
+  deployment("istiod", "istio-system", "istiod", { app: "istiod", istio: "pilot" }),
+  clusterRole("istiod-clusterrole-istio-system", [secretsRule(["get", "watch", "list"])]),
+  clusterBinding("istiod-clusterrole-istio-system", "istiod-clusterrole-istio-system", [
+    sa("istiod", "istio-system"),
+  ]),
+  role("istiod", "istio-system", [secretsRule(["create", "get", "watch", "list", "update", "delete"])]),
+  binding("istiod", "istio-system", { kind: "Role", name: "istiod" }, [sa("istiod", "istio-system")]),
+];
+const istioKeys = [
+  object("cert-manager.io/v1", "Certificate", "istio-root-ca", "cert-manager", {
+    spec: { secretName: "istio-root-ca", isCA: true, issuerRef: { name: "root", kind: "Issuer" } },
+  }),
+  object("cert-manager.io/v1", "Certificate", "istio-intermediate-ca", "istio-system", {
+    spec: {
+      secretName: "istio-intermediate-ca",
+      isCA: true,
+      issuerRef: { name: "root", kind: "ClusterIssuer" },
+    },
+  }),
+];
+
+test("istiod is an accepted reader through its chart's roles; the multicluster reader's ServiceAccount is not", () => {
+  const istiod = chartRelease("istiod", charts.istiod.chart, "istio-system", istiodObjects);
+  expect(findings(setOf(istioKeys, [certManager, trustManager, istiod]))).toEqual([]);
+  const reader = chartRelease("istiod", charts.istiod.chart, "istio-system", [
+    ...istiodObjects,
+    clusterRole("istio-reader-clusterrole-istio-system", [secretsRule(["get", "list", "watch"])]),
+    clusterBinding("istio-reader-clusterrole-istio-system", "istio-reader-clusterrole-istio-system", [
+      sa("istio-reader-service-account", "istio-system"),
+    ]),
+  ]);
+  expect(
+    findings(setOf(istioKeys, [certManager, trustManager, reader])).map((f) => f.message.split(" (")[0]),
+  ).toEqual([
+    "lets ServiceAccount istio-system/istio-reader-service-account read Secret cert-manager/istio-root-ca",
+    "lets ServiceAccount istio-system/istio-reader-service-account read Secret istio-system/istio-intermediate-ca",
+  ]);
+});
+
+test("the Prometheus Operator and ingress-nginx's controller are accepted only as their charts' pods", () => {
+  // kube-prometheus-stack 88.5.3 templates/prometheus-operator/clusterrole.yaml: `*` on every Secret.
+  const operator = [
+    deployment("kube-prometheus-stack-operator", "monitoring", "kube-prometheus-stack-operator", {
+      "app.kubernetes.io/component": "prometheus-operator",
+    }),
+    clusterRole("kube-prometheus-stack-operator", [secretsRule(["*"])]),
+    clusterBinding("kube-prometheus-stack-operator", "kube-prometheus-stack-operator", [
+      sa("kube-prometheus-stack-operator", "monitoring"),
+    ]),
+  ];
+  // ingress-nginx 4.15.1 templates/clusterrole.yaml: list and watch every Secret.
+  const nginx = [
+    deployment("ingress-nginx-controller", "ingress-nginx", "ingress-nginx", {
+      "app.kubernetes.io/component": "controller",
+    }),
+    clusterRole("ingress-nginx", [secretsRule(["list", "watch"])]),
+    clusterBinding("ingress-nginx", "ingress-nginx", [sa("ingress-nginx", "ingress-nginx")]),
+  ];
+  const releases = [
+    chartRelease("kube-prometheus-stack", charts.kubePrometheusStack.chart, "monitoring", operator),
+    chartRelease("ingress-nginx", charts.ingressNginx.chart, "ingress-nginx", nginx),
+  ];
+  expect(findings(setOf(identity, [certManager, trustManager, ...releases]))).toEqual([]);
+  // The same objects outside those charts are readers like any other.
+  expect(
+    findings(setOf([...identity, ...operator, ...nginx], [certManager, trustManager])).map((f) => f.object),
+  ).toEqual([
+    "ClusterRoleBinding kube-prometheus-stack-operator",
+    "ClusterRoleBinding kube-prometheus-stack-operator",
+    "ClusterRoleBinding ingress-nginx",
+    "ClusterRoleBinding ingress-nginx",
+  ]);
 });

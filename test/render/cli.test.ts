@@ -491,6 +491,13 @@ describe("--charts: what the cluster receives", () => {
         "# Deployment linkerd/linkerd-destination from release linkerd/linkerd-control-plane (linkerd-control-plane 2026.8.3)",
       );
       expect(stdout).toMatch(/cluster invariants \(\d+\): /);
+      // The trust boundary: each CA key and who may read it, the accepted readers marked.
+      expect(stdout).toContain(
+        `  CA keys and who may read them (docs/safety.md, "Who may read a CA key"; Kubernetes' own identities aside):`,
+      );
+      expect(stdout).toMatch(
+        /\n    - linkerd\/linkerd-identity-issuer: [^\n]*linkerd-destination in its control plane's namespace \(accepted\)/,
+      );
       // A violated invariant fails the render.
       expect(code).toBe(/cluster invariants \(\d+\): all hold/.test(stdout) ? 0 : 1);
     },

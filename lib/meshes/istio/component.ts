@@ -116,7 +116,15 @@ export function istiodValues(
       ...imageHub,
       // GKE's platform profile (files/profile-platform-gke.yaml); images, the sidecars' included
       // (.ProxyImage in files/injection-template.yaml), from global.hub.
-      global: { ...imageHub.global, platform: "gke", caAddress: istioFacts.csrAddress },
+      global: {
+        ...imageHub.global,
+        platform: "gke",
+        caAddress: istioFacts.csrAddress,
+        // No istio-reader ClusterRole and binding: they let istio-reader-service-account, which no pod runs
+        // as, read every Secret for multicluster remote secrets, and the platform runs one cluster per mesh
+        // (templates/reader-clusterrole.yaml, reader-clusterrolebinding.yaml at 1.30.3).
+        enableReaderRBAC: false,
+      },
       env: {
         // Workload certificates come from cert-manager through istio-csr; istiod's own CA stays off.
         ENABLE_CA_SERVER: "false",
@@ -153,6 +161,17 @@ export function istiodValues(
         }
       : {},
   );
+}
+
+/** istio-base values: no multicluster reader, and the default revision where one is named. */
+export function istioBaseValues(defaultRevision?: string): Values {
+  return {
+    // No istio-reader-service-account: only the multicluster reader binding istiod's chart renders
+    // (global.enableReaderRBAC, off in istiodValues) would use it (templates/reader-serviceaccount.yaml at 1.30.3).
+    global: { enableReaderRBAC: false },
+    // The revision the validating webhook and unlabelled defaults follow.
+    ...(defaultRevision ? { defaultRevision } : {}),
+  };
 }
 
 /** istio-csr values: sign with the platform's istio-ca Issuer, for every istiod revision. */
@@ -272,8 +291,7 @@ export class Istio extends pulumi.ComponentResource {
       ...(baseVersion !== pins.istioBase.version ? { version: baseVersion } : {}),
       from: revisionChartSource(args.revisions, istioBaseRevision(args), "base"),
       namespace: istioNamespace,
-      // The revision the validating webhook and unlabelled defaults follow.
-      values: args.defaultRevision ? { defaultRevision: args.defaultRevision } : {},
+      values: istioBaseValues(args.defaultRevision),
       dependsOn: ns,
     });
 
