@@ -116,8 +116,13 @@ test("a meshed Job whose proxy is a classic sidecar never finishes; native sidec
     "; each run stays active, and with concurrencyPolicy Forbid no later run starts.",
   );
   expect((await runCheck(jobs, [batch, job("migrate")])).findings).toEqual([]);
-  // Without the control plane's release, the admission model's defaults judge, and it is only a warning.
-  const unread = (await runCheck(jobs, [batch, linkerdInjector, job("migrate")])).findings;
+  // Without the control plane's release, the admission model's defaults judge (linkerd-control-plane's
+  // values.yaml: native sidecars), and what they find is only a warning.
+  expect((await runCheck(jobs, [batch, linkerdInjector, job("migrate")])).findings).toEqual([]);
+  const classic = job("migrate", {
+    annotations: { "config.linkerd.io/proxy-enable-native-sidecar": "false" },
+  });
+  const unread = (await runCheck(jobs, [batch, linkerdInjector, classic])).findings;
   expect(codes(unread)).toEqual(["warning job-never-finishes"]);
   expect(unread[0].message).toContain(
     "not a native sidecar (by its pod template and the admission model's defaults, as no Helm release of its control plane could be read)",
