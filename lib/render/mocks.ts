@@ -119,13 +119,21 @@ export class OfflineMocks implements pulumi.runtime.Mocks {
   /** Resolved inputs per `type::name`. */
   readonly resources = new Map<string, MockedResource>();
 
+  /**
+   * @param record whether to keep each resource's resolved inputs for the review files; off, the
+   * mocks answer as the cloud would and keep nothing, as `pulumi up` keeps nothing of its own.
+   */
+  constructor(private readonly record = true) {}
+
   newResource(args: pulumi.runtime.MockResourceArgs): pulumi.runtime.MockResourceResult {
     const inputs = (args.inputs ?? {}) as Inputs;
     if (args.id) {
       // A read (`.get`) of something that exists only after deploy: its id and a placeholder status.
       return { id: args.id, state: { ...inputs, ...readState(args.type, args.id) } };
     }
-    this.resources.set(`${args.type}::${args.name}`, { type: args.type, name: args.name, inputs });
+    if (this.record) {
+      this.resources.set(`${args.type}::${args.name}`, { type: args.type, name: args.name, inputs });
+    }
     const derived = computed[args.type]?.(args.name, inputs) ?? {};
     return {
       id: derived.id ?? defaultId(args.type, args.name, inputs),

@@ -146,6 +146,38 @@ function insideLiveEngine(): boolean {
   return monitor !== undefined && monitor.constructor.name !== "MockMonitor";
 }
 
+/**
+ * Runs a program under the same mock runtime with none of the render's bookkeeping (no record of
+ * resources, options, inputs or dependencies): what evaluating the program costs, as under `pulumi up`.
+ * For the bench (scripts/bench.ts) only; not exported from gke-mesh-platform/render.
+ */
+export async function evaluateProgram(
+  args: Pick<RenderProgramArgs, "project" | "stack" | "config" | "program">,
+): Promise<void> {
+  const turn = queue.then(async () => {
+    await pulumi.runtime.setMocks(new OfflineMocks(false), args.project, args.stack, false);
+    pulumi.runtime.setAllConfig(args.config, []);
+    const stackTraceLimit = Error.stackTraceLimit;
+    // As in a render: the SDK's per-promise stack traces serve only a live engine's leak reports.
+    if (!process.env.RENDER_DEBUG) Error.stackTraceLimit = 0;
+    try {
+      await pulumi.runtime.runInPulumiStack(async () => {
+        const exported = args.program();
+        await (typeof exported === "function" ? (exported as () => unknown)() : exported);
+        return undefined;
+      });
+      await pulumi.runtime.disconnect();
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
+  });
+  queue = turn.then(
+    () => undefined,
+    () => undefined,
+  );
+  return turn;
+}
+
 async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
   const mocks = new OfflineMocks();
   await pulumi.runtime.setMocks(mocks, args.project, args.stack, false);
