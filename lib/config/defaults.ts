@@ -532,6 +532,18 @@ export function isolatedNamespaces(config: Pick<PlatformConfig, "isolation" | "a
     .sort();
 }
 
+/** Whether `namespace` is one of `isolatedNamespaces(config)`, without building the list (asked once per app). */
+export function isIsolatedNamespace(
+  config: Pick<PlatformConfig, "isolation" | "apps">,
+  namespace: string,
+): boolean {
+  return (
+    config.isolation.enabled &&
+    !config.isolation.except.includes(namespace) &&
+    config.apps.some((a) => a.namespace === namespace)
+  );
+}
+
 /** The path of an app's readiness, startup and liveness probes, which load balancers health-check too. */
 export function probePathOf(app: Pick<App, "expose">): string {
   return app.expose?.healthCheckPath ?? "/";

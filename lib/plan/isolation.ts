@@ -1,4 +1,4 @@
-import { isGuarded, type App, type PlatformConfig } from "../config";
+import { isGuarded, isIsolatedNamespace, type App, type PlatformConfig } from "../config";
 import type { AccessGrant } from "../manifests";
 import type { Mesh } from "../meshes";
 
@@ -25,18 +25,6 @@ export function meshClosure(
   if (config.mesh.denyByDefault.includes(namespace)) return "deny";
   if (meshEnforcesPolicy(mesh) && isIsolatedNamespace(config, namespace)) return "isolated";
   return "open";
-}
-
-/**
- * Whether `namespace` is among `isolatedNamespaces(config)` (lib/config), without building that list:
- * the closure is asked per app, and the list per call made a copy of every app's namespace per app.
- */
-function isIsolatedNamespace(config: Pick<PlatformConfig, "isolation" | "apps">, namespace: string): boolean {
-  return (
-    config.isolation.enabled &&
-    !config.isolation.except.includes(namespace) &&
-    config.apps.some((a) => a.namespace === namespace)
-  );
 }
 
 /** Whether calls to an app need authorization: it has rules, or its namespace is closed in the mesh. */
