@@ -341,7 +341,7 @@ export const acceptedReaders: readonly KeyReader[] = [
     component: "istiod",
     runs: chartPod(charts.istiod.chart, "app", "istiod"),
     reason:
-      "the mesh's control plane, which already configures every proxy: it gets, lists and watches every Secret for Gateways' credentials and remote clusters, and every Secret of its namespace for its own CA, whatever the values (istio 1.30.3 manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml, role.yaml)",
+      "the mesh's control plane, which already configures every proxy: it gets, lists and watches every Secret for Gateways' credentials and remote clusters, and may also create, update and delete every Secret of its namespace (its own CA's, and the intermediate CA the platform keeps there), whatever the values (istio 1.30.3 manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml, role.yaml)",
   },
   {
     component: "linkerd-destination in its control plane's namespace",
@@ -361,7 +361,7 @@ export const acceptedReaders: readonly KeyReader[] = [
     component: "ingress-nginx's controller",
     runs: chartPod(charts.ingressNginx.chart, "app.kubernetes.io/component", "controller"),
     reason:
-      "lists and watches every Secret for its Ingresses' TLS (ingress-nginx 4.15.1 templates/clusterrole.yaml) and gets those of its namespace (templates/controller-role.yaml): controller.scope confines it to one namespace, which cannot serve the apps' namespaces, and controller.scope.namespaceSelector keeps the ClusterRole",
+      "lists and watches every Secret for its Ingresses' TLS (ingress-nginx 4.15.1 templates/clusterrole.yaml) and gets, lists and watches those of its namespace (templates/controller-role.yaml): controller.scope confines it to one namespace, which cannot serve the apps' namespaces, and controller.scope.namespaceSelector keeps the ClusterRole",
   },
 ];
 

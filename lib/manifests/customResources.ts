@@ -54,7 +54,7 @@ export interface AcmeSolver {
     readonly ingress: {
       /** The solver Ingress's spec.ingressClassName; or */
       readonly ingressClassName?: string;
-      /** its kubernetes.io/ingress.class annotation (pkg/issuer/acme/http/ingress.go at v1.21.1). */
+      /** its kubernetes.io/ingress.class annotation (pkg/issuer/acme/http/ingress.go at v1.21.2). */
       readonly class?: string;
       /** Metadata merged into the solver pods cert-manager creates. */
       readonly podTemplate?: {
