@@ -23,9 +23,14 @@ if [ "$(printf '%s\n' "$commands" | grep -c .)" -ne 2 ]; then
 fi
 
 # Only Node.js, npm and the base system on PATH. The npm cache is the machine's: it saves downloads and
-# changes nothing that runs (npm ci installs exactly the lockfile either way).
+# changes nothing that runs (npm ci installs exactly the lockfile either way). How the machine reaches the
+# network (its proxy and the CAs it trusts) is the machine's, not the project's, so it passes through:
+# without its CA, Node waits on every TLS connection to the registry behind an intercepting proxy.
 clean_env=(env -i "HOME=$work/home" "TMPDIR=$work/tmp" "PATH=$node_dir:/usr/bin:/bin"
   "npm_config_cache=${npm_config_cache:-$HOME/.npm}")
+for name in NODE_EXTRA_CA_CERTS SSL_CERT_FILE SSL_CERT_DIR HTTP_PROXY HTTPS_PROXY NO_PROXY http_proxy https_proxy no_proxy; do
+  if [ -n "${!name:-}" ]; then clean_env+=("$name=${!name}"); fi
+done
 if "${clean_env[@]}" sh -c 'command -v helm' >/dev/null; then
   echo "newMachine: helm is on the base PATH ($("${clean_env[@]}" sh -c 'command -v helm')); this check needs a machine without it" >&2
   exit 1
