@@ -69,9 +69,10 @@ test("gke-mesh-platform/check and gke-mesh-platform/render export curated lists 
   ]);
 });
 
-describe("every exported Args field is documented", () => {
-  const root = path.resolve(__dirname, "..");
-  const program = ts.createProgram([path.join(root, "lib/index.ts")], {
+/** An entry point's exports, as the TypeScript compiler sees them, with its type checker. */
+function entryExports(file: string): { checker: ts.TypeChecker; exports: ts.Symbol[] } {
+  const entry = path.resolve(__dirname, "..", file);
+  const program = ts.createProgram([entry], {
     strict: true,
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.CommonJS,
@@ -79,12 +80,16 @@ describe("every exported Args field is documented", () => {
     skipLibCheck: true,
   });
   const checker = program.getTypeChecker();
-  const index = program.getSourceFile(path.join(root, "lib/index.ts"));
-  if (!index) throw new Error("lib/index.ts not found");
-  const moduleSymbol = checker.getSymbolAtLocation(index);
-  if (!moduleSymbol) throw new Error("lib/index.ts has no module symbol");
-  const argsTypes = checker
-    .getExportsOfModule(moduleSymbol)
+  const source = program.getSourceFile(entry);
+  if (!source) throw new Error(`${file} not found`);
+  const moduleSymbol = checker.getSymbolAtLocation(source);
+  if (!moduleSymbol) throw new Error(`${file} has no module symbol`);
+  return { checker, exports: checker.getExportsOfModule(moduleSymbol) };
+}
+
+describe("every exported Args field is documented", () => {
+  const { checker, exports } = entryExports("lib/index.ts");
+  const argsTypes = exports
     .filter((s) => /Args$/.test(s.name))
     .map((s) => ({ name: s.name, type: checker.getDeclaredTypeOfSymbol(checker.getAliasedSymbol(s)) }));
 
@@ -114,23 +119,9 @@ describe("every exported Args field is documented", () => {
 });
 
 describe("gke-mesh-platform/check's doctor is documented", () => {
-  const root = path.resolve(__dirname, "..");
-  const entry = path.join(root, "lib/check.ts");
-  const program = ts.createProgram([entry], {
-    strict: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.CommonJS,
-    esModuleInterop: true,
-    skipLibCheck: true,
-  });
-  const checker = program.getTypeChecker();
-  const source = program.getSourceFile(entry);
-  if (!source) throw new Error("lib/check.ts not found");
-  const moduleSymbol = checker.getSymbolAtLocation(source);
-  if (!moduleSymbol) throw new Error("lib/check.ts has no module symbol");
+  const { checker, exports } = entryExports("lib/check.ts");
   const doc = (s: ts.Symbol) => ts.displayPartsToString(s.getDocumentationComment(checker)).trim();
-  const fromDoctor = checker
-    .getExportsOfModule(moduleSymbol)
+  const fromDoctor = exports
     .map((s) => ({ name: s.name, symbol: checker.getAliasedSymbol(s) }))
     .filter(({ symbol }) =>
       (symbol.declarations ?? []).some((d) => d.getSourceFile().fileName.includes("/lib/doctor/")),

@@ -1,5 +1,5 @@
 import * as assert from "assert/strict";
-import { runTierScript } from "../real/script";
+import { runTierScript, stepTimer } from "../real/script";
 import * as fs from "fs";
 import * as path from "path";
 import { parse, parseAllDocuments } from "yaml";
@@ -640,12 +640,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const started = Date.now();
-  const timings: [string, number][] = [];
-  let mark = Date.now();
-  const step = (what: string) => {
-    timings.push([what, Date.now() - mark]);
-    mark = Date.now();
-  };
+  const { step, printTimings } = stepTimer();
   const cluster = await startCluster({ kubernetesVersion });
   step(`control plane ${cluster.kubernetesVersion} ready`);
   const passed: string[] = [];
@@ -1162,7 +1157,7 @@ async function main(): Promise<number> {
   }
   await cluster.stop();
   step("stopped");
-  for (const [what, ms] of timings) console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${what}`);
+  printTimings();
   for (const p of passed) console.log(`  ok  ${p}`);
   console.log(
     `doctor real test (Kubernetes ${cluster.kubernetesVersion}): ${((Date.now() - started) / 1000).toFixed(1)} s`,

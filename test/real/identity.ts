@@ -1,5 +1,5 @@
 import { X509Certificate } from "crypto";
-import { runTierScript } from "./script";
+import { runTierScript, stepTimer } from "./script";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -562,13 +562,7 @@ async function main(): Promise<number> {
   if (skip) throw new MissingTools(skip);
 
   const started = Date.now();
-  const timings: [string, number][] = [];
-  let mark = Date.now();
-  const step = (what: string) => {
-    const now = Date.now();
-    timings.push([what, now - mark]);
-    mark = now;
-  };
+  const { step, printTimings } = stepTimer();
   const checks: Check[] = [];
   const check = (what: string, ok: boolean, detail?: string) => {
     checks.push({ what, ok, detail });
@@ -889,7 +883,7 @@ async function main(): Promise<number> {
   await cluster.stop();
   fs.rmSync(renderDir, { recursive: true, force: true });
   step("stopped");
-  for (const [what, ms] of timings) console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${what}`);
+  printTimings();
   for (const line of summary) console.log(`  ${line}`);
   const failed = checks.filter((c) => !c.ok);
   for (const f of failed) console.log(`  failed: ${f.what}${f.detail ? `: ${f.detail}` : ""}`);

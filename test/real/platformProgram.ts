@@ -302,3 +302,18 @@ export async function upWithControllers(
     throw err;
   }
 }
+
+/** Why a platform program's run stopped: the error, pulumi's last output, the controllers' and the control plane's logs. */
+export function printRunFailure(
+  name: string,
+  err: unknown,
+  pulumi: PulumiSession | undefined,
+  controllers: Controllers | undefined,
+  cluster: Cluster,
+): void {
+  console.error(`${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+  const last = pulumi?.lastOutput();
+  if (last) console.error(last);
+  if (controllers) console.error(controllers.tails());
+  for (const [n, log] of Object.entries(cluster.logs)) console.error(`--- ${n}:\n${tail(log, 15)}`);
+}

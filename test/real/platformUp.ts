@@ -12,10 +12,11 @@ import {
   writeDevStackConfig,
   writeProgram,
   type PulumiSession,
+  printRunFailure,
 } from "./platformProgram";
 import { pulumiEngine, pulumiToolNames, type PulumiEngine } from "./pulumi";
-import { run, tail, waitFor } from "./processes";
-import { runTierScript } from "./script";
+import { run, waitFor } from "./processes";
+import { runTierScript, stepTimer } from "./script";
 import { requireTools } from "./tools";
 import { podSecurityLabels } from "../../lib/manifests";
 import { linkerdNamespace } from "../../lib/meshes/linkerd";
@@ -159,13 +160,7 @@ async function runLayer(
   charts: string,
   check: CheckFn,
 ): Promise<{ kubernetesVersion: string; engine: string }> {
-  const timings: [string, number][] = [];
-  let mark = Date.now();
-  const step = (what: string) => {
-    const now = Date.now();
-    timings.push([what, now - mark]);
-    mark = now;
-  };
+  const { step, printTimings } = stepTimer();
 
   const cluster = await startCluster({ kubernetesVersion });
   step(`control plane ${cluster.kubernetesVersion} ready`);
@@ -257,17 +252,13 @@ async function runLayer(
     await pulumi(["stack", "rm", "--yes"]);
     step("state after destroy checked");
   } catch (err) {
-    console.error(`${name} failed: ${err instanceof Error ? err.message : String(err)}`);
-    const last = pulumi?.lastOutput();
-    if (last) console.error(last);
-    if (controllers) console.error(controllers.tails());
-    for (const [n, log] of Object.entries(cluster.logs)) console.error(`--- ${n}:\n${tail(log, 15)}`);
+    printRunFailure(name, err, pulumi, controllers, cluster);
     check("run to completion", false);
   }
   await controllers?.stop();
   await cluster.stop();
   step("stopped");
-  for (const [what, ms] of timings) console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${what}`);
+  printTimings();
   return { kubernetesVersion: cluster.kubernetesVersion, engine: engine?.describe() ?? "no engine" };
 }
 

@@ -21,3 +21,19 @@ export function runTierScript(name: string, main: () => Promise<number>): void {
     },
   );
 }
+
+/** A tier script's steps, each with the time since the previous one, printed when the script ends. */
+export function stepTimer(): { step: (what: string) => void; printTimings: () => void } {
+  const timings: [string, number][] = [];
+  let mark = Date.now();
+  return {
+    step: (what) => {
+      const now = Date.now();
+      timings.push([what, now - mark]);
+      mark = now;
+    },
+    printTimings: () => {
+      for (const [what, ms] of timings) console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${what}`);
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import * as fs from "fs";
 import { liveEngineRefusal } from "../../lib/render/run";
-import { runTierScript } from "./script";
+import { runTierScript, stepTimer } from "./script";
 import * as path from "path";
 import { clusterTools, startCluster, type Cluster } from "./apiServer";
 import {
@@ -135,13 +135,7 @@ async function main(): Promise<number> {
     return 0;
   }
 
-  const timings: [string, number][] = [];
-  let mark = Date.now();
-  const step = (what: string) => {
-    const now = Date.now();
-    timings.push([what, now - mark]);
-    mark = now;
-  };
+  const { step, printTimings } = stepTimer();
   const passed: string[] = [];
   const started = Date.now();
   const cluster = await startCluster({ kubernetesVersion });
@@ -341,7 +335,7 @@ async function main(): Promise<number> {
   await controllers?.stop();
   await cluster.stop();
   step("stopped");
-  for (const [what, ms] of timings) console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${what}`);
+  printTimings();
   for (const p of passed) console.log(`  ok  ${p}`);
   console.log(
     `real tier smoke (Kubernetes ${cluster.kubernetesVersion}, cert-manager ${controllerSet.tools?.["cert-manager-controller"].version}, trust-manager ${controllerSet.tools?.["trust-manager"].version}): ${((Date.now() - started) / 1000).toFixed(1)} s`,

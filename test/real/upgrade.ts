@@ -15,10 +15,11 @@ import {
   writeProgram,
   type ProgramSource,
   type PulumiSession,
+  printRunFailure,
 } from "./platformProgram";
 import { pulumiEngine, pulumiToolNames, type PulumiEngine } from "./pulumi";
-import { run, tail } from "./processes";
-import { runTierScript } from "./script";
+import { run } from "./processes";
+import { runTierScript, stepTimer } from "./script";
 import { cacheDir, requireTools } from "./tools";
 import { chartsDir, chartsProblem } from "../upstream/reference";
 
@@ -252,13 +253,7 @@ async function main(): Promise<number> {
     console.error(`${name}: over its budget of ${budgetMs / 60_000} minutes`);
     process.exit(1);
   }, budgetMs);
-  const timings: [string, number][] = [];
-  let mark = Date.now();
-  const step = (what: string) => {
-    const now = Date.now();
-    timings.push([what, now - mark]);
-    mark = now;
-  };
+  const { step, printTimings } = stepTimer();
 
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "real-upgrade-"));
   const from = await materialize(previous, path.join(scratch, "previous"));
@@ -351,11 +346,7 @@ async function main(): Promise<number> {
     );
     step("pulumi preview --expect-no-changes");
   } catch (err) {
-    console.error(`${name} failed: ${err instanceof Error ? err.message : String(err)}`);
-    const last = pulumi?.lastOutput();
-    if (last) console.error(last);
-    if (controllers) console.error(controllers.tails());
-    for (const [n, log] of Object.entries(cluster.logs)) console.error(`--- ${n}:\n${tail(log, 15)}`);
+    printRunFailure(name, err, pulumi, controllers, cluster);
     check("run to completion", false);
   }
   await controllers?.stop();
@@ -364,7 +355,7 @@ async function main(): Promise<number> {
   else fs.rmSync(scratch, { recursive: true, force: true });
   step("stopped");
   clearTimeout(budget);
-  for (const [what, ms] of timings) console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${what}`);
+  printTimings();
   const failed = checks.filter((c) => !c.ok);
   for (const f of failed) console.log(`  failed: ${f.what}${f.detail ? `: ${f.detail}` : ""}`);
   console.log(
