@@ -17,6 +17,8 @@ import {
   type PodTemplate,
 } from "./objects";
 import { monitorKinds, scrapeTargets } from "./scrapes";
+import { certificateFactsHold } from "./certificateFacts";
+import { probesAuthorized } from "./probes";
 import { caKeysConfined } from "./secretReaders";
 
 /** One thing in a render's object set that would fail or silently degrade on a cluster. */
@@ -34,8 +36,6 @@ export const clusterInvariants = {
   "monitors-select": "every monitor selects a pod exposing the port it scrapes; every mesh part is scraped",
   "proxies-injected":
     "every namespace and pod that asks for a mesh proxy is selected by an installed injection webhook",
-  "certificates-renewed":
-    "no webhook CA bundle or TLS Secret is generated at template time without a renewer",
   "production-sizing":
     "in prod: requests and a memory limit on every container, two replicas of every control plane spread across zones, a disruption budget that keeps one replica and lets one go for every replicated workload",
   "references-resolve":
@@ -45,6 +45,10 @@ export const clusterInvariants = {
   "acme-solvers-outside-the-mesh":
     "every ACME HTTP-01 solver pod stays out of the mesh, so no policy or mTLS refuses the challenge",
   "no-open-access": "no policy the platform writes lets every address in",
+  "certificate-facts-hold":
+    "the certificate inventory's chart facts, which certificates-renewed judges, match what each chart renders: its issuers and Certificates, the TLS Secrets and CA bundles it writes at template time, the Secrets its pods mount",
+  "probes-authorized":
+    "kubelet's HTTP probes of every meshed pod, the charts' included, get through the mesh's inbound policy",
   "disruption-budgets-valid": "no PodDisruptionBudget sets both minAvailable and maxUnavailable",
   "ca-keys-confined":
     "no identity but the component that owns a CA key (cert-manager; trust-manager in its trust namespace) can read the Secret that holds it",
@@ -85,6 +89,8 @@ const checks: Record<ClusterInvariant, (set: ObjectSet) => ClusterFinding[]> = {
   "acme-solvers-outside-the-mesh": crossing("acme-solvers-outside-the-mesh", acmeSolversOutsideTheMesh),
   "no-open-access": crossing("no-open-access", noOpenAccess),
   "ca-keys-confined": crossing("ca-keys-confined", caKeysConfined),
+  "probes-authorized": crossing("probes-authorized", probesAuthorized),
+  "certificate-facts-hold": crossing("certificate-facts-hold", certificateFactsHold),
   // policy/v1 validation refuses a budget with both (kubernetes pkg/apis/policy/validation ValidatePodDisruptionBudgetSpec).
   "disruption-budgets-valid": (set) =>
     set.objects
@@ -200,45 +206,6 @@ const checks: Record<ClusterInvariant, (set: ObjectSet) => ClusterFinding[]> = {
           invariant: "proxies-injected",
           object: nameOf(ns),
           message: `asks for the ${asked.mesh} proxy for its pods, but no installed injection webhook selects it: label it for the installed injector`,
-        });
-      }
-    }
-    return findings;
-  },
-
-  "certificates-renewed": (set) => {
-    const findings: ClusterFinding[] = [];
-    for (const o of set.objects) {
-      // Webhooks and aggregated APIs carry the CA the API server trusts to call them.
-      const bundles =
-        o.kind === "APIService"
-          ? [(o.spec as { caBundle?: string } | undefined)?.caBundle ?? ""]
-          : o.kind === "MutatingWebhookConfiguration" || o.kind === "ValidatingWebhookConfiguration"
-            ? ((o.webhooks ?? []) as { clientConfig?: { caBundle?: string } }[]).map(
-                (w) => w.clientConfig?.caBundle ?? "",
-              )
-            : [];
-      const injected = Object.keys(o.metadata.annotations ?? {}).some((a) =>
-        a.startsWith("cert-manager.io/inject-ca-from"),
-      );
-      if (bundles.some((b) => b.length > 0) && !injected) {
-        findings.push({
-          invariant: "certificates-renewed",
-          object: nameOf(o),
-          message:
-            "carries a CA bundle generated at template time that nothing renews: when its certificate expires the API server refuses every call to it; issue the certificate with cert-manager and inject the CA (cert-manager.io/inject-ca-from)",
-        });
-      }
-      if (
-        o.kind === "Secret" &&
-        o.type === "kubernetes.io/tls" &&
-        (o.data as Record<string, string> | undefined)?.["tls.crt"]
-      ) {
-        findings.push({
-          invariant: "certificates-renewed",
-          object: nameOf(o),
-          message:
-            "is a TLS certificate generated at template time that nothing renews: issue it with a cert-manager Certificate instead",
         });
       }
     }

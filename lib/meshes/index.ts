@@ -12,6 +12,7 @@ export * from "./istio";
 export { noMesh } from "./none";
 export { linkerdAdmission } from "./linkerd/admission";
 export { istioAdmission } from "./istio/admission";
+export { refusedProbes, type RefusedProbe } from "./probes";
 
 /** Every mesh the platform builds, by kind: the one place a mesh is chosen. */
 const implementations: { readonly [K in MeshKind]: (config: MeshConfig) => Mesh } = {

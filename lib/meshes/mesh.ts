@@ -356,6 +356,30 @@ export interface MeshScrape {
 }
 
 /**
+ * Kubelet's HTTP probe of one container of a pod that gets the mesh's proxy or is captured by its node
+ * proxy: a plain-text `GET` without a mesh identity, from the node.
+ */
+export interface MeshProbe {
+  readonly pod: AdmittedPod;
+  /** The pod's namespace. */
+  readonly namespace: string;
+  /** A sidecar of this mesh is asked for. */
+  readonly sidecar: boolean;
+  /** The mesh's node proxy captures the pod (Istio ambient). */
+  readonly captured: boolean;
+  /** The probed port's name, where the container declares one for it. */
+  readonly portName?: string;
+  /** The probed port's number, where the probe gives it or the container declares the name. */
+  readonly portNumber?: number;
+  /** The path probed. */
+  readonly path: string;
+  /** Every object in the set: the mesh's policy objects and control plane among them. */
+  readonly objects: readonly AdmissionObject[];
+  /** Helm values of the control planes serving the pod (`servingControlPlanes`); empty for the chart's defaults. */
+  readonly controlPlanes: readonly Readonly<Record<string, unknown>>[];
+}
+
+/**
  * A mesh's admission, modelled where the platform's crossings depend on it: which mutating webhook is
  * its injector, which pods ask for a proxy, which the injector injects, and what it adds. Each value
  * names the injector's source at the pinned tag.
@@ -404,6 +428,8 @@ export interface MeshAdmission {
   capturedByNodeProxy(pod: AdmittedPod): boolean;
   /** Why the mesh refuses a monitor's scrape, or undefined where it lets it through. */
   scrapeRefusal(scrape: MeshScrape): string | undefined;
+  /** Why the mesh refuses kubelet's probe, or undefined where it lets it through. */
+  probeRefusal(probe: MeshProbe): string | undefined;
   /** This mesh's policy objects among `objects` that let every address in, and how. */
   openAccess(
     objects: readonly AdmissionObject[],

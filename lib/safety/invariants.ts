@@ -1,6 +1,11 @@
 import { crdClaims, crdFamilies, type CrdFamily } from "../crds";
-import { meshAdmissions, type AdmittedPod, type MeshAdmission } from "../meshes";
-import { routeMatchesGet } from "../manifests/paths";
+import {
+  meshAdmissions,
+  refusedProbes,
+  type AdmissionObject,
+  type AdmittedPod,
+  type MeshAdmission,
+} from "../meshes";
 import { charts, gkeAnnotations, linkerdFacts, privateNetworks, type ChartName } from "../versions";
 import { certificateInventory } from "./certificates";
 
@@ -452,101 +457,28 @@ function consistentNeg(resources: readonly ResourceView[]): Violation[] {
 const podOwners = new Set(["Deployment", "StatefulSet", "DaemonSet"]);
 
 /**
- * The networks Linkerd's policy controller takes kubelet's probes from: the control plane's
- * `policyController.probeNetworks`, every address by default (charts/linkerd-control-plane/values.yaml).
- */
-function probeNetworks(resources: readonly ResourceView[]): string[] {
-  const release = resources.find(
-    (r) => r.type === helmRelease && r.inputs.chart === charts.linkerdControlPlane.chart,
-  );
-  const set = at(release?.inputs, "values", "policyController", "probeNetworks");
-  return Array.isArray(set) ? set.map(String) : ["0.0.0.0/0", "::/0"];
-}
-
-/** Whether a NetworkAuthentication's networks cover every probe network (equal, or an all-address range of its family). */
-function coversProbes(networks: readonly string[], probes: readonly string[]): boolean {
-  return probes.every(
-    (p) =>
-      networks.includes(p) || (p.includes(":") ? networks.includes("::/0") : networks.includes("0.0.0.0/0")),
-  );
-}
-
-/**
- * Linkerd authorizes kubelet's probes by itself only until routes are attached to a Server
- * (linkerd/website 2-edge/tasks/configuring-per-route-policy.md); from then on, a probe is refused
- * unless a route matching it is authorized for clients without a mesh identity. Pods that fail their
- * probes never become ready, and a restart loop follows.
+ * Kubelet's probes of meshed pods get through the mesh's inbound policy: asked of each mesh's own model
+ * (lib/meshes/probes.ts, which the cluster tier runs over the charts' objects too). On Linkerd, once
+ * routes are attached to a Server, a probe is refused unless a route matching it is authorized from the
+ * networks kubelet probes from (linkerd/website 2-edge/tasks/configuring-per-route-policy.md). Pods that
+ * fail their probes never become ready, and a restart loop follows.
  */
 function probesAuthorized(resources: readonly ResourceView[]): Violation[] {
-  const objects = resources.map((r) => ({ r, o: object(r) }));
-  const ofKind = (k: string) => objects.filter((x) => x.o.kind === k);
-  const inNs = (ns: string | undefined, k: string) => ofKind(k).filter((x) => x.o.namespace === ns);
-  const out: Violation[] = [];
-  for (const server of ofKind("Server").filter((x) =>
-    str(at(x.r.inputs, "apiVersion"))?.startsWith("policy.linkerd.io/"),
-  )) {
-    const ns = server.o.namespace;
-    const routes = inNs(ns, "HTTPRoute").filter((x) =>
-      ((at(x.r.inputs, "spec", "parentRefs") as Obj[] | undefined) ?? []).some(
-        (p) => p.kind === "Server" && p.name === server.o.name,
-      ),
-    );
-    if (routes.length === 0) continue;
-    const probes = probeNetworks(resources);
-    const openNetworks = new Set(
-      inNs(ns, "NetworkAuthentication")
-        .filter((x) =>
-          coversProbes(
-            ((at(x.r.inputs, "spec", "networks") as Obj[] | undefined) ?? []).map((n) => String(n.cidr)),
-            probes,
-          ),
-        )
-        .map((x) => x.o.name),
-    );
-    const openRoutes = new Set(
-      inNs(ns, "AuthorizationPolicy")
-        .filter((x) => {
-          const refs = (at(x.r.inputs, "spec", "requiredAuthenticationRefs") as Obj[] | undefined) ?? [];
-          return (
-            refs.length > 0 &&
-            refs.every((a) => a.kind === "NetworkAuthentication" && openNetworks.has(str(a.name)))
-          );
-        })
-        .map((x) => str(at(x.r.inputs, "spec", "targetRef", "name"))),
-    );
-    const open = routes.filter((x) => openRoutes.has(x.o.name));
-    const selector = (at(server.r.inputs, "spec", "podSelector", "matchLabels") ?? {}) as Obj;
-    const port = at(server.r.inputs, "spec", "port");
-    for (const owner of objects.filter((x) => podOwners.has(x.o.kind ?? "") && x.o.namespace === ns)) {
-      const pod = at(owner.r.inputs, "spec", "template");
-      const labels = (at(pod, "metadata", "labels") ?? {}) as Obj;
-      if (!Object.entries(selector).every(([k, v]) => labels[k] === v)) continue;
-      for (const c of (at(pod, "spec", "containers") as Obj[] | undefined) ?? []) {
-        const ports = (c.ports as Obj[] | undefined) ?? [];
-        for (const probe of ["readinessProbe", "livenessProbe", "startupProbe"]) {
-          const get = at(c, probe, "httpGet");
-          if (!isObj(get)) continue;
-          const probePort = get.port;
-          const same =
-            probePort === port ||
-            ports.some(
-              (p) =>
-                (p.name === port || p.containerPort === port) &&
-                (p.name === probePort || p.containerPort === probePort),
-            );
-          if (!same) continue;
-          const path = str(get.path) ?? "/";
-          if (open.some((route) => routeMatchesGet(at(route.r.inputs, "spec"), path))) continue;
-          out.push({
-            invariant: "probes-authorized",
-            resource: key(owner.r),
-            message: `${owner.o.kind} ${ns}/${owner.o.name}: its ${probe} GET ${path} reaches Server ${ns}/${server.o.name}, which has routes, and no route authorized from the networks kubelet probes from (a NetworkAuthentication of ${probes.join(", ")}) matches it. Kubelet's probes carry no mesh identity, so they would be refused and the pods never become ready. Authorize the probe path as AppAccess does (docs/mesh-policy.md)`,
-          });
-        }
-      }
-    }
-  }
-  return out;
+  const kube = resources.filter((r) => isObj(r.inputs.metadata) && typeof r.inputs.kind === "string");
+  const byObject = new Map(kube.map((r) => [r.inputs, r] as const));
+  const objects = kube.map((r) => r.inputs as unknown as AdmissionObject);
+  const values = (chart: string): Obj[] =>
+    resources
+      .filter((r) => r.type === helmRelease && at(r.inputs, "chart") === chart)
+      .map((r) => (isObj(at(r.inputs, "values")) ? (at(r.inputs, "values") as Obj) : {}));
+  return refusedProbes(meshAdmissions, objects, values).map((p) => {
+    const owner = byObject.get(p.owner);
+    return {
+      invariant: "probes-authorized" as const,
+      resource: owner ? key(owner) : `${p.owner.kind}::${p.owner.metadata.name}`,
+      message: `${p.owner.kind} ${p.owner.metadata.namespace}/${p.owner.metadata.name}: ${p.message}`,
+    };
+  });
 }
 
 /** A caller the mesh lets in: its namespace (a mesh identity's) or its address range. */

@@ -427,11 +427,11 @@ withHelm(
       minAvailable: 1,
     });
     expect(named("Alertmanager", "kube-prometheus-stack-alertmanager")?.spec).toMatchObject({ replicas: 2 });
-    // Nothing in monitoring that ca-keys-confined or certificates-renewed would refuse.
+    // Nothing in monitoring that ca-keys-confined refuses, and the chart's certificate facts hold.
     expect(
       checkClusterInvariants(set).filter(
         (f) =>
-          f.invariant === "certificates-renewed" ||
+          f.invariant === "certificate-facts-hold" ||
           (f.invariant === "ca-keys-confined" && f.message.includes("Secret monitoring/")),
       ),
     ).toEqual([]);

@@ -399,42 +399,95 @@ describe("monitors-select: what the relabelings keep", () => {
   });
 });
 
-describe("certificates-renewed", () => {
-  const webhookWith = (caBundle: string, annotations: Record<string, string> = {}) =>
-    object(
-      "admissionregistration.k8s.io/v1",
-      "ValidatingWebhookConfiguration",
-      "policy-validator",
-      undefined,
-      {
-        metadata: { annotations },
-        webhooks: [{ name: "policy.linkerd.io", clientConfig: { caBundle } }],
-      },
-    );
+describe("certificate-facts-hold", () => {
+  const facts = (findings: ClusterFinding[]) =>
+    findings
+      .filter((f) => f.invariant === "certificate-facts-hold")
+      .map((f) => f.message.split(": correct")[0]);
+  // trust-manager v0.24.0 deploy/charts/trust-manager/templates/certificate.yaml: a self-signed Issuer
+  // and the webhook's Certificate from it, for cert-manager's default lifetime.
+  const trustManagerObjects = () => [
+    object("cert-manager.io/v1", "Issuer", "trust-manager", "cert-manager", { spec: { selfSigned: {} } }),
+    object("cert-manager.io/v1", "Certificate", "trust-manager", "cert-manager", {
+      spec: { secretName: "trust-manager-tls", issuerRef: { name: "trust-manager", kind: "Issuer" } },
+    }),
+  ];
 
-  test("a CA bundle written at template time is a finding; one cert-manager injects is not", () => {
-    expect(of(check([webhookWith("LS0tLS1CRUdJTg==")]), "certificates-renewed")).toEqual([
-      "ValidatingWebhookConfiguration policy-validator",
-    ]);
+  test("a chart that renders what its facts say has no finding", () => {
     expect(
-      of(
-        check([webhookWith("", { "cert-manager.io/inject-ca-from": "linkerd/policy-validator" })]),
-        "certificates-renewed",
-      ),
+      facts(check([], [release("trust-manager", "trust-manager", "cert-manager", trustManagerObjects())])),
     ).toEqual([]);
   });
 
-  test("an aggregated API's CA bundle and a TLS Secret with a certificate in the chart are findings", () => {
-    const api = object("apiregistration.k8s.io/v1", "APIService", "v1alpha1.tap.linkerd.io", undefined, {
-      spec: { caBundle: "LS0t" },
+  test("an issuer or Certificate the facts miss, or one they expect and the chart lacks, is a finding", () => {
+    const [issuer, certificate] = trustManagerObjects();
+    const longer = {
+      ...certificate,
+      spec: { ...(certificate.spec as Json), duration: "8760h" },
+    };
+    const extra = object("cert-manager.io/v1", "Issuer", "extra", "cert-manager", {
+      spec: { ca: { secretName: "x" } },
     });
-    const secret = object("v1", "Secret", "tap-k8s-tls", "linkerd-viz", {
+    expect(
+      facts(check([], [release("trust-manager", "trust-manager", "cert-manager", [issuer, longer, extra])])),
+    ).toEqual([
+      "renders Issuer cert-manager/extra (CA x), which the inventory does not know",
+      "renders Certificate cert-manager/trust-manager for 8760h, and the inventory says 2160h0m0s",
+    ]);
+    expect(facts(check([], [release("trust-manager", "trust-manager", "cert-manager", [issuer])]))).toEqual([
+      "the inventory expects a Certificate for Secret cert-manager/trust-manager-tls, which the chart does not render",
+    ]);
+  });
+
+  test("a TLS Secret or CA bundle written at template time must be in the facts", () => {
+    // traefik has no certificate facts: a certificate in its templates would go unjudged.
+    const secret = object("v1", "Secret", "traefik-default-cert", "traefik", {
       type: "kubernetes.io/tls",
       data: { "tls.crt": "LS0t", "tls.key": "LS0t" },
     });
-    expect(of(check([api, secret]), "certificates-renewed")).toEqual([
-      "APIService v1alpha1.tap.linkerd.io",
-      "Secret linkerd-viz/tap-k8s-tls",
+    const webhook = object(
+      "admissionregistration.k8s.io/v1",
+      "ValidatingWebhookConfiguration",
+      "traefik-hub",
+      undefined,
+      {
+        webhooks: [{ name: "hub.traefik.io", clientConfig: { caBundle: "LS0t" } }],
+      },
+    );
+    expect(facts(check([], [release("traefik", "traefik", "traefik", [secret, webhook])]))).toEqual([
+      "renders Secret traefik/traefik-default-cert with a certificate written at template time, which the inventory does not know",
+      "renders ValidatingWebhookConfiguration traefik-hub with a CA bundle written at template time, which the inventory does not know",
+    ]);
+    // Linkerd's viz chart writes tap's certificate at template time by default, as its facts say.
+    const tap = object("v1", "Secret", "tap-k8s-tls", "linkerd-viz", {
+      type: "kubernetes.io/tls",
+      data: { "tls.crt": "LS0t", "tls.key": "LS0t" },
+    });
+    const injector = object("v1", "Secret", "tap-injector-k8s-tls", "linkerd-viz", {
+      type: "kubernetes.io/tls",
+      data: { "tls.crt": "LS0t", "tls.key": "LS0t" },
+    });
+    expect(facts(check([], [release("linkerd-viz", "linkerd-viz", "linkerd-viz", [tap, injector])]))).toEqual(
+      [],
+    );
+    expect(facts(check([], [release("linkerd-viz", "linkerd-viz", "linkerd-viz", [tap])]))).toEqual([
+      "the inventory expects Secret linkerd-viz/tap-injector-k8s-tls written at template time, and the chart does not write it",
+    ]);
+  });
+
+  test("a Secret the facts say the chart's pods mount must be mounted, and not written by the chart", () => {
+    const values = { identity: { issuer: { scheme: "kubernetes.io/tls" } } };
+    const identity = (secretName: string) =>
+      deployment("linkerd-identity", "linkerd", {
+        volumes: [{ name: "identity-issuer", secret: { secretName } }],
+      });
+    const cp = (objects: KubeObject[]) =>
+      release("linkerd-control-plane", "linkerd-control-plane", "linkerd", objects, values);
+    const mountsOf = (objects: KubeObject[]) =>
+      facts(check([], [cp(objects)])).filter((m) => m.includes("linkerd-identity-issuer"));
+    expect(mountsOf([identity("linkerd-identity-issuer")])).toEqual([]);
+    expect(mountsOf([identity("elsewhere")])).toEqual([
+      "the inventory expects the chart's pods to mount Secret linkerd/linkerd-identity-issuer (Linkerd's identity issuer, which signs every proxy's certificate), and none does",
     ]);
   });
 });

@@ -445,7 +445,57 @@ test("probes-authorized: a Linkerd Server with routes, and the probe path's auth
     },
   );
   expect(only(widened).map((f) => f.invariant)).toEqual(["probes-authorized", "probes-authorized"]);
-  expect(checkInvariants(widened)[0].message).toContain("(a NetworkAuthentication of 192.168.0.0/16)");
+  expect(checkInvariants(widened)[0].message).toContain(
+    "no route that matches it is authorized from the networks kubelet probes from (192.168.0.0/16, the control plane's policyController.probeNetworks)",
+  );
+  // Range maths, not string equality: probe networks inside the authorized network are covered.
+  const probeAuthn = views.find(kind("NetworkAuthentication", "shop-cluster"));
+  const granted = (((probeAuthn?.inputs.spec as Obj).networks as Obj[])[0].cidr as string).split("/");
+  expect(Number(granted[1])).toBeLessThan(24);
+  const narrowed = broken(
+    views,
+    (v) => v.type === "kubernetes:helm.sh/v3:Release" && v.inputs.chart === "linkerd-control-plane",
+    (v) => {
+      ((v.inputs.values as Obj).policyController as Obj).probeNetworks = [`${granted[0]}/24`];
+    },
+  );
+  expect(only(narrowed)).toEqual([]);
+  // Without routes on the Server, the controller's own probe route takes them: nothing to authorize.
+  const routeless = views.filter((v) => !kind("HTTPRoute")(v));
+  expect(only(routeless)).toEqual([]);
+});
+
+test("probes-authorized on Istio: a sidecar whose probes are not rewritten, under STRICT mTLS", async () => {
+  // Not exposed: no load balancer's PeerAuthentication opens its port to plain text.
+  const c = config({
+    tier: "prod",
+    mesh: { kind: "istio" },
+    apps: [{ name: "shop", image: "hello:2", port: 8080 }],
+  });
+  const views = viewsOf(await render(() => new Platform("p", { config: c }).outputs()));
+  expect(only(views)).toEqual([]);
+  const unrewritten = broken(views, kind("Deployment", "shop"), (v) => {
+    const meta = (((v.inputs.spec as Obj).template as Obj).metadata ?? {}) as Obj;
+    meta.annotations = {
+      ...(meta.annotations ?? {}),
+      "sidecar.istio.io/rewriteAppHTTPProbers": "false",
+    };
+    ((v.inputs.spec as Obj).template as Obj).metadata = meta;
+  });
+  const found = only(unrewritten);
+  expect(found.map((f) => f.invariant)).toEqual(["probes-authorized", "probes-authorized"]);
+  expect(checkInvariants(unrewritten)[0].message).toContain(
+    "reaches the sidecar unrewritten (sidecar.istio.io/rewriteAppHTTPProbers or sidecarInjectorWebhook.rewriteAppHTTPProbe off)",
+  );
+  // Go's strconv.ParseBool: "TRUE" keeps rewriting on; an unparsable value leaves the control plane's.
+  for (const value of ["TRUE", "maybe"]) {
+    const kept = broken(views, kind("Deployment", "shop"), (v) => {
+      const meta = (((v.inputs.spec as Obj).template as Obj).metadata ?? {}) as Obj;
+      meta.annotations = { "sidecar.istio.io/rewriteAppHTTPProbers": value };
+      ((v.inputs.spec as Obj).template as Obj).metadata = meta;
+    });
+    expect(only(kept)).toEqual([]);
+  }
 });
 
 test.each(["linkerd", "istio"] as const)(

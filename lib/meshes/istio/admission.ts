@@ -1,5 +1,12 @@
 import { istioFacts } from "../../versions";
-import type { AdmissionObject, AdmittedPod, InjectedContainer, MeshAdmission, MeshScrape } from "../mesh";
+import type {
+  AdmissionObject,
+  AdmittedPod,
+  InjectedContainer,
+  MeshAdmission,
+  MeshProbe,
+  MeshScrape,
+} from "../mesh";
 
 /**
  * Istio's sidecar injector at 1.30.3. Its webhooks (rev.namespace., rev.object., namespace., object.
@@ -47,7 +54,7 @@ interface PeerAuthenticationSpec {
  * mode applies to its port; PERMISSIVE without any. Of several policies in one scope the oldest wins; a
  * render has no creation times, so the first in the set stands for it.
  */
-function mtlsMode(scrape: MeshScrape): string {
+function mtlsMode(scrape: Pick<MeshScrape, "objects" | "pod" | "namespace" | "portNumber">): string {
   const policies = scrape.objects.filter(
     (o) => o.kind === "PeerAuthentication" && o.apiVersion.startsWith("security.istio.io/"),
   );
@@ -83,7 +90,7 @@ const portList = (value: string | undefined): string[] | undefined =>
  * `excludeInboundPorts`, as the injection template hands them to istio-init or istio-validation
  * (istio-discovery files/injection-template.yaml at 1.30.3). An uncaptured port never meets mTLS.
  */
-function capturedInbound(scrape: MeshScrape): boolean {
+function capturedInbound(scrape: Pick<MeshScrape, "pod" | "portNumber">): boolean {
   const a = scrape.pod.annotations;
   const port = scrape.portNumber !== undefined ? String(scrape.portNumber) : undefined;
   const include = portList(a["traffic.sidecar.istio.io/includeInboundPorts"]);
@@ -91,6 +98,14 @@ function capturedInbound(scrape: MeshScrape): boolean {
     return false;
   const exclude = portList(a["traffic.sidecar.istio.io/excludeInboundPorts"]);
   return !(port !== undefined && exclude?.includes(port));
+}
+
+/** A boolean as Go's strconv.ParseBool reads it, or undefined where it does not parse. */
+function goBool(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (["1", "t", "T", "TRUE", "true", "True"].includes(value)) return true;
+  if (["0", "f", "F", "FALSE", "false", "False"].includes(value)) return false;
+  return undefined;
 }
 
 const everyAddress = new Set(["0.0.0.0/0", "::/0"]);
@@ -190,6 +205,19 @@ export const istioAdmission: MeshAdmission = {
     return scrape.sidecar
       ? `its port ${JSON.stringify(scrape.port ?? "(every port)")} takes only mTLS under STRICT, and Prometheus is outside the mesh: scrape the sidecar's merged metrics (15020, /stats/prometheus) instead`
       : "ztunnel takes only mTLS under STRICT, and this scraper is outside the ambient mesh: enrol the scraper's pods (istio.io/dataplane-mode: ambient)";
+  },
+  probeRefusal(probe: MeshProbe) {
+    // In ambient, istio-cni lets the node's probes past ztunnel (cni/README.md at 1.30.3).
+    if (!probe.sidecar) return undefined;
+    // The injector rewrites HTTP probes to pilot-agent, which probes the app from inside the pod, unless
+    // the pod's annotation or the control plane's values turn it off (pkg/kube/inject/app_probe.go).
+    const values = (probe.controlPlanes[0]?.sidecarInjectorWebhook ?? {}) as {
+      rewriteAppHTTPProbe?: unknown;
+    };
+    const asked = goBool(probe.pod.annotations["sidecar.istio.io/rewriteAppHTTPProbers"]);
+    if (asked ?? values.rewriteAppHTTPProbe !== false) return undefined;
+    if (mtlsMode(probe) !== "STRICT" || !capturedInbound(probe)) return undefined;
+    return `reaches the sidecar unrewritten (sidecar.istio.io/rewriteAppHTTPProbers or sidecarInjectorWebhook.rewriteAppHTTPProbe off), and its port ${JSON.stringify(probe.portName ?? probe.portNumber)} takes only mTLS under STRICT: kubelet has no mesh identity. Leave probe rewriting on`;
   },
   writtenInto: (namespace, installed) =>
     installed.has("cert-manager-istio-csr") ? [`ConfigMap ${namespace}/istio-ca-root-cert`] : [],

@@ -1,5 +1,5 @@
 import { linkerdFacts } from "../../versions";
-import { linkerdScrapeRefusal } from "./inboundPolicy";
+import { linkerdProbeRefusal, linkerdScrapeRefusal } from "./inboundPolicy";
 import type { AdmittedPod, InjectedContainer, MeshAdmission } from "../mesh";
 
 /**
@@ -74,6 +74,7 @@ export const linkerdAdmission: MeshAdmission = {
   capturedByNodeProxy: () => false,
   // The proxy takes plain text from clients outside the mesh; only its inbound policy refuses them.
   scrapeRefusal: linkerdScrapeRefusal,
+  probeRefusal: linkerdProbeRefusal,
   openAccess: (objects) =>
     objects.flatMap((o) => {
       if (!o.apiVersion.startsWith("policy.linkerd.io/")) return [];
