@@ -1,6 +1,11 @@
 import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import * as ts from "typescript";
+import { meshKinds, sizingComponents } from "../lib/config";
+import { meshAdmissions, meshOf, meshSizedCharts, type MeshKind } from "../lib/meshes";
+import { platformSizedBy } from "../lib/plan";
+import { charts, type ChartName } from "../lib/versions";
 
 /**
  * The shape docs/architecture.md describes, kept: every folder under lib/ is a layer of its table,
@@ -128,4 +133,241 @@ test("docs/architecture.md's layer table has every folder under lib/, each impor
       }
     }
   });
+});
+
+/** The charts a mesh installs, which only lib/meshes and lib/versions name. */
+const meshCharts: readonly ChartName[] = [
+  "linkerdCrds",
+  "linkerdControlPlane",
+  "linkerdCni",
+  "linkerdViz",
+  "istioBase",
+  "istiod",
+  "istioCni",
+  "ztunnel",
+  "istioGateway",
+  "istioCsr",
+];
+/** The platform's other charts, which any layer may name. */
+const platformCharts: readonly ChartName[] = [
+  "certManager",
+  "trustManager",
+  "traefik",
+  "ingressNginx",
+  "kubePrometheusStack",
+];
+
+test("every pinned chart is a mesh's or the platform's", () => {
+  expect([...meshCharts, ...platformCharts].sort()).toEqual(Object.keys(charts).sort());
+});
+
+/**
+ * What names a mesh's chart in code: its key in `charts`, and its chart name where that names the mesh
+ * (`linkerd-viz`, `istiod`; not Istio's `base`, `cni` or `gateway`, words other code uses for itself).
+ */
+const meshChartNames = new Set<string>([
+  ...meshCharts,
+  ...meshCharts.map((c) => charts[c].chart).filter((name) => /linkerd|istio|ztunnel/.test(name)),
+]);
+/** A mesh's annotation or label key, API group or version (`config.linkerd.io/...`, `security.istio.io/v1`). */
+const meshKey = /(?:[\w-]+\.)*(?:linkerd|istio)\.io\b|\bistio-injection\b/;
+
+/** Each place in the code of `file` that names a mesh's chart or key, as `file:line what`. */
+function meshNamings(file: string): string[] {
+  const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const at = (node: ts.Node, what: string) =>
+    found.push(
+      `${path.relative(lib, file)}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1} ${what}`,
+    );
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) {
+      // A link to a mesh's documentation names no key.
+      const key = meshKey.exec(node.text.replace(/https?:\/\/\S+/g, ""));
+      if (meshChartNames.has(node.text)) at(node, `chart "${node.text}"`);
+      else if (key) at(node, `key "${key[0]}"`);
+    } else if (
+      ts.isPropertyAccessExpression(node) &&
+      node.expression.getText(source) === "charts" &&
+      meshChartNames.has(node.name.text)
+    ) {
+      at(node, `chart charts.${node.name.text}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * Files that still name a mesh's charts or keys, each with why: the list only shrinks, since an entry
+ * whose file names none fails the test.
+ */
+const stillNaming: readonly { readonly file: string; readonly why: string }[] = [
+  {
+    file: "safety/invariants.ts",
+    why: "its policy invariants read Linkerd's and Istio's policy objects by API group, and Linkerd's chart values",
+  },
+  {
+    file: "cluster/invariants.ts",
+    why: "its policy and injection invariants read Linkerd's policy objects by API group, linkerd-viz's chart and istiod's revision label",
+  },
+];
+
+test("nothing outside lib/meshes and lib/versions names a mesh's chart, annotation or label key, or API group", () => {
+  const named = sources(lib)
+    .map((file) => path.relative(lib, file))
+    .filter((file) => !file.startsWith(`meshes${path.sep}`) && !file.startsWith(`versions${path.sep}`))
+    // The CRD families, a layer below meshes (docs/architecture.md, "Adding a mesh").
+    .filter((file) => file !== path.join("crds", "ownership.ts"))
+    .flatMap((file) => meshNamings(path.join(lib, file)));
+  const allowed = new Set(stillNaming.map((s) => s.file));
+  expect(named.filter((n) => !allowed.has(n.slice(0, n.indexOf(":"))))).toEqual([]);
+  // Each listed file still names one (else its entry goes), and says why.
+  for (const { file, why } of stillNaming) {
+    expect({ file, names: named.some((n) => n.startsWith(`${file}:`)), why: why.length > 0 }).toEqual({
+      file,
+      names: true,
+      why: true,
+    });
+  }
+});
+
+test("the mesh-naming check finds a chart key, a chart name, an annotation key and an API group, and not a link", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mesh-naming-"));
+  const file = path.join(dir, "probe.ts");
+  fs.writeFileSync(
+    file,
+    [
+      'const a = { proxy: ["linkerdControlPlane"] };',
+      "const b = charts.istiod.chart;",
+      'const c = { "sidecar.istio.io/inject": "false" };',
+      "const d = `policy.linkerd.io/${v}`;",
+      '// "linkerd.io/inject" in a comment',
+      'const e = "see https://linkerd.io/2-edge/reference/ and istio base";',
+      'const f = x === "linkerd-viz";',
+    ].join("\n"),
+  );
+  try {
+    expect(meshNamings(file).map((n) => n.slice(n.indexOf(":") + 1))).toEqual([
+      '1 chart "linkerdControlPlane"',
+      "2 chart charts.istiod",
+      '3 key "sidecar.istio.io"',
+      '4 key "policy.linkerd.io"',
+      '7 chart "linkerd-viz"',
+    ]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** docs/architecture.md's "Adding a mesh" list: each place, and the names its line gives. */
+function meshPlaces(): { place: string; names: string[] }[] {
+  const doc = fs.readFileSync(path.resolve(__dirname, "../docs/architecture.md"), "utf8");
+  const start = doc.indexOf("### Adding a mesh");
+  const section = doc.slice(start, doc.indexOf("\n## ", start));
+  return section
+    .split(/\n(?=- `)/)
+    .filter((item) => item.startsWith("- `"))
+    .map((item) => {
+      const [place, ...names] = [...item.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+      return { place, names };
+    });
+}
+
+/** Property names of the object literal that `name` is declared with in `file`. */
+function tableRows(file: string, name: string): string[] {
+  const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  for (const statement of source.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const d of statement.declarationList.declarations) {
+      if (ts.isIdentifier(d.name) && d.name.text === name && d.initializer) {
+        const init = ts.isAsExpression(d.initializer) ? d.initializer.expression : d.initializer;
+        if (ts.isObjectLiteralExpression(init)) {
+          return init.properties.map((p) => (p.name ? p.name.getText(source) : ""));
+        }
+        if (ts.isArrayLiteralExpression(init)) return init.elements.map((e) => e.getText(source));
+      }
+    }
+  }
+  throw new Error(`${path.relative(lib, file)} declares no table ${name}`);
+}
+
+test("docs/architecture.md's 'Adding a mesh' names places that exist, each holding what its line names", () => {
+  const places = meshPlaces();
+  expect(places.map((p) => p.place)).toEqual([
+    "lib/meshes/<mesh>/",
+    "lib/meshes/index.ts",
+    "lib/meshes/components.ts",
+    "lib/config/schema.ts",
+    "lib/config/sizing.ts",
+    "lib/versions/",
+    "lib/crds/ownership.ts",
+  ]);
+  const root = path.resolve(__dirname, "..");
+  for (const { place, names } of places) {
+    const folders = place.includes("<mesh>") ? meshKinds.map((k) => place.replace("<mesh>", k)) : [place];
+    for (const p of folders) {
+      const at = path.join(root, p);
+      expect({ place: p, exists: fs.existsSync(at) }).toEqual({ place: p, exists: true });
+      // A file named on a folder's line is in that folder.
+      for (const file of names.filter((n) => n.endsWith(".ts") && place.endsWith("/"))) {
+        expect({ place: p, file, exists: fs.existsSync(path.join(at, file)) }).toEqual({
+          place: p,
+          file,
+          exists: true,
+        });
+      }
+      // An identifier named on a file's line is declared there.
+      if (!place.endsWith("/")) {
+        const text = fs.readFileSync(at, "utf8");
+        for (const name of names.filter((n) => /^\w+$/.test(n))) {
+          const declared = new RegExp(`(?:const|function|class|interface|type) ${name}\\b`).test(text);
+          expect({ place: p, name, declared }).toEqual({ place: p, name, declared: true });
+        }
+      }
+    }
+  }
+});
+
+test("each table that picks a mesh by kind has a row for every mesh kind", () => {
+  const tables: [string, string][] = [
+    ["meshes/index.ts", "implementations"],
+    ["meshes/components.ts", "installers"],
+    ["config/schema.ts", "meshDefaults"],
+  ];
+  for (const [file, name] of tables) {
+    expect({ table: name, rows: tableRows(path.join(lib, file), name) }).toEqual({
+      table: name,
+      rows: [...meshKinds],
+    });
+  }
+  // A mesh that installs anything injects a proxy, which its admission model says how.
+  const installing = meshKinds.filter((kind) => meshOf({ kind }).releases.length > 0);
+  expect(meshAdmissions.map((a) => a.mesh)).toEqual(installing);
+});
+
+test("each mesh sizes only workloads of charts it installs, and every sized workload has its charts", () => {
+  // Every optional part on: the dashboard, the CNI, and (for Istio) each data plane.
+  const installs = (kind: MeshKind) =>
+    new Set(
+      (["sidecar", "ambient"] as const).flatMap((dataplane) =>
+        meshOf({ kind, dataplane, cni: true, dashboard: true }).releases.map((r) => r.chart),
+      ),
+    );
+  for (const kind of meshKinds) {
+    const sized = Object.values(meshOf({ kind }).sizedCharts).flat();
+    expect({ kind, notInstalled: sized.filter((c) => !installs(kind).has(c)) }).toEqual({
+      kind,
+      notInstalled: [],
+    });
+  }
+  // The meshes' sized workloads are sizing components, and each is sized by all of its meshes' charts.
+  const bySizing = meshSizedCharts(meshOf({ kind: "none" }).config);
+  // Every sized workload is a mesh's or the platform's, never both: else sizing it would go unchecked.
+  expect(Object.keys(bySizing).filter((k) => k in platformSizedBy)).toEqual([]);
+  expect([...Object.keys(bySizing), ...Object.keys(platformSizedBy)].sort()).toEqual(
+    Object.keys(sizingComponents).sort(),
+  );
+  expect(bySizing.proxy).toEqual(meshKinds.flatMap((kind) => meshOf({ kind }).sizedCharts.proxy ?? []));
 });

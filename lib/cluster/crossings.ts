@@ -80,9 +80,18 @@ export function scrapesPassTheMesh(set: ObjectSet): CrossingFinding[] {
   return [...new Map(findings.map((f) => [`${f.object}\n${f.message}`, f])).values()];
 }
 
-/** cert-manager's HTTP-01 solver pod's own metadata (pkg/issuer/acme/http/pod.go at v1.21.2). */
-const solverLabels = { "acme.cert-manager.io/http01-solver": "true" };
-const solverAnnotations = { "sidecar.istio.io/inject": "false" };
+/**
+ * cert-manager's HTTP-01 solver pod's own metadata (pkg/issuer/acme/http/pod.go at v1.21.2): its label,
+ * and what it carries for each mesh (`MeshAdmission.acmeSolverDefaults`).
+ */
+const solverLabels = Object.assign(
+  { "acme.cert-manager.io/http01-solver": "true" },
+  ...meshAdmissions.map((a) => a.acmeSolverDefaults.labels),
+) as Record<string, string>;
+const solverAnnotations = Object.assign(
+  {},
+  ...meshAdmissions.map((a) => a.acmeSolverDefaults.annotations),
+) as Record<string, string>;
 
 interface Http01Solver {
   readonly http01?: {

@@ -1,3 +1,4 @@
+import { meshAdmissions } from "../meshes";
 import {
   nameOf,
   selects,
@@ -233,28 +234,20 @@ function portOf(address: string | undefined): number | undefined {
 
 type Json = Record<string, unknown>;
 
-/** Linkerd's owner labels (pkg/k8s/labels.go at edge-26.8.3): one per kind a meshed pod may belong to. */
-const linkerdOwnerLabels = [
-  "deployment",
-  "replicaset",
-  "replicationcontroller",
-  "statefulset",
-  "daemonset",
-  "job",
-  "cronjob",
-].map((k) => `linkerd.io/proxy-${k}`);
-
 /**
  * The render's pods, and for each meshed pod the same pod owned by every other kind of workload: the
  * labels a monitor maps from a Job's or a StatefulSet's pods are checked though the render runs none.
  */
 function everyOwnerKind(pods: readonly PodTemplate[]): PodTemplate[] {
   return pods.flatMap((p) => {
-    const own = linkerdOwnerLabels.find((l) => p.labels[l] !== undefined);
-    if (!own) return [p];
+    const ownerLabels = meshAdmissions.find((a) =>
+      a.ownerLabels.some((l) => p.labels[l] !== undefined),
+    )?.ownerLabels;
+    const own = ownerLabels?.find((l) => p.labels[l] !== undefined);
+    if (!ownerLabels || !own) return [p];
     return [
       p,
-      ...linkerdOwnerLabels
+      ...ownerLabels
         .filter((l) => l !== own)
         .map((l) => {
           const labels = Object.fromEntries(Object.entries(p.labels).filter(([k]) => k !== own));

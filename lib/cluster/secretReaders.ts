@@ -1,4 +1,5 @@
 import { charts } from "../versions";
+import { meshAdmissions } from "../meshes";
 import type { CrossingFinding } from "./crossings";
 import type { ObjectSet } from "./objectSet";
 import { nameOf, selects, type KubeObject, type LabelSelector, type PodTemplate } from "./objects";
@@ -337,20 +338,14 @@ export const keyOwners: readonly KeyReader[] = [
  * so is an accepted component wherever it reaches further than listed here.
  */
 export const acceptedReaders: readonly KeyReader[] = [
-  {
-    component: "istiod",
-    runs: chartPod(charts.istiod.chart, "app", "istiod"),
-    reason:
-      "the mesh's control plane, which already configures every proxy: it gets, lists and watches every Secret for Gateways' credentials and remote clusters, and may also create, update and delete every Secret of its namespace (its own CA's, and the intermediate CA the platform keeps there), whatever the values (istio 1.30.3 manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml, role.yaml)",
-  },
-  {
-    component: "linkerd-destination in its control plane's namespace",
-    runs: chartPod(charts.linkerdControlPlane.chart, "linkerd.io/control-plane-component", "destination"),
-    // Its Role is in the control plane's namespace only (the release's).
-    namespaces: (_set, pod) => [pod.namespace],
-    reason:
-      "the mesh's discovery and policy server, which already answers every proxy: it reads every Secret of the control plane's namespace for multicluster discovery, whatever the values (linkerd/linkerd2 edge-26.8.3 charts/linkerd-control-plane/templates/destination-rbac.yaml, Role remote-discovery)",
-  },
+  ...meshAdmissions.flatMap((a) =>
+    a.secretReaders.map((r): KeyReader => ({
+      component: r.component,
+      runs: chartPod(r.chart, ...r.podLabel),
+      namespaces: r.ownNamespaceOnly ? (_set, pod) => [pod.namespace] : undefined,
+      reason: r.reason,
+    })),
+  ),
   {
     component: "the Prometheus Operator",
     runs: chartPod(charts.kubePrometheusStack.chart, "app.kubernetes.io/component", "prometheus-operator"),

@@ -1,6 +1,6 @@
 import { ApiObject, type ApiObjectMetadata } from "cdk8s";
 import type { Construct } from "constructs";
-import { linkerdFacts } from "../versions";
+import { istioFacts, linkerdFacts } from "../versions";
 
 /**
  * Typed builders for the custom resources the platform emits that have no published cdk8s classes.
@@ -203,7 +203,7 @@ export class ServiceMonitor extends ApiObject {
   }
 }
 
-// ---------- security.istio.io/v1 ----------
+// ---------- Istio's security API (istio base 1.30.3) ----------
 
 export type MtlsMode = "STRICT" | "PERMISSIVE";
 
@@ -220,7 +220,7 @@ export class PeerAuthentication extends ApiObject {
     props: { metadata: ApiObjectMetadata; spec: PeerAuthenticationSpec },
   ) {
     super(scope, id, {
-      apiVersion: "security.istio.io/v1",
+      apiVersion: istioFacts.peerAuthenticationApiVersion,
       kind: "PeerAuthentication",
       metadata: props.metadata,
       spec: props.spec,

@@ -1,4 +1,5 @@
-import type { ConfigProblem, EnvironmentInput } from "../config";
+import type { ConfigProblem, EnvironmentInput, SizingComponent } from "../config";
+import type { ChartName } from "../versions";
 import { istioMesh } from "./istio";
 import { linkerdMesh } from "./linkerd";
 import { istioAdmission } from "./istio/admission";
@@ -27,6 +28,26 @@ export const meshAdmissions: readonly MeshAdmission[] = [linkerdAdmission, istio
 /** The environment's mesh. */
 export function meshFor(config: MeshConfig): Mesh {
   return implementations[config.kind](config);
+}
+
+/**
+ * The charts that run each mesh workload `platform:sizing` sizes, over every mesh (the environment's
+ * and the others), each component's charts in the order of the meshes above.
+ */
+export function meshSizedCharts(config: MeshConfig): {
+  readonly [K in SizingComponent]?: readonly ChartName[];
+} {
+  const sized: { [K in SizingComponent]?: readonly ChartName[] } = {};
+  for (const kind of Object.keys(implementations) as MeshKind[]) {
+    const mesh = implementations[kind]({ ...config, kind });
+    for (const [component, charts] of Object.entries(mesh.sizedCharts) as [
+      SizingComponent,
+      readonly ChartName[],
+    ][]) {
+      sized[component] = [...(sized[component] ?? []), ...charts];
+    }
+  }
+  return sized;
 }
 
 /** Mesh settings for building blocks used without an environment config. */

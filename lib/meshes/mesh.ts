@@ -1,5 +1,5 @@
 import type { Construct } from "constructs";
-import type { ConfigProblem, EnvironmentInput, PlatformConfig } from "../config";
+import type { ConfigProblem, EnvironmentInput, PlatformConfig, SizingComponent } from "../config";
 import type { CrdFamily } from "../crds";
 import type { ChartFrom } from "../deploy";
 import type { AccessGrant, IngressBackend, NetworkPeer, NetworkPort, PodSecurityLevel } from "../manifests";
@@ -204,6 +204,11 @@ export interface Mesh {
     readonly without: string;
     readonly source: string;
   };
+  /**
+   * The charts that run each of the mesh's workloads `platform:sizing` sizes (the proxy among them):
+   * sizing one whose charts are not installed has no effect.
+   */
+  readonly sizedCharts: { readonly [K in SizingComponent]?: readonly ChartName[] };
   /** Workload identity is issued by cert-manager. */
   readonly needsCertManager: boolean;
   /** trust-manager distributes the trust anchor. */
@@ -355,6 +360,20 @@ export interface MeshScrape {
   readonly objects: readonly AdmissionObject[];
 }
 
+/** A component of a mesh that reads Secrets, as the cluster tier tells its pods apart. */
+export interface MeshSecretReader {
+  /** For messages: the component, and where it reads when not everywhere. */
+  readonly component: string;
+  /** The chart that runs it. */
+  readonly chart: string;
+  /** The pod label, and its value, that tell its pods from the chart's others. */
+  readonly podLabel: readonly [string, string];
+  /** It reads only the Secrets of its own namespace (a Role, not a ClusterRole). */
+  readonly ownNamespaceOnly: boolean;
+  /** What it reads, and why it is accepted, naming the chart's RBAC at the pinned tag. */
+  readonly reason: string;
+}
+
 /**
  * Kubelet's HTTP probe of one container of a pod that gets the mesh's proxy or is captured by its node
  * proxy: a plain-text `GET` without a mesh identity, from the node.
@@ -410,6 +429,21 @@ export interface MeshAdmission {
   readonly controlPlaneCharts: readonly string[];
   /** Charts whose pods are parts of the mesh that monitoring must scrape (control plane, ztunnel). */
   readonly scrapedCharts: readonly string[];
+  /**
+   * Labels the injector writes on a meshed pod naming its owner, one per kind of workload; a pod carries
+   * the one of its owner's kind. Empty where the injector writes none.
+   */
+  readonly ownerLabels: readonly string[];
+  /**
+   * Metadata cert-manager's ACME HTTP-01 solver pod carries for this mesh on its own, whatever its
+   * Issuer's pod template says.
+   */
+  readonly acmeSolverDefaults: PodMetadata;
+  /**
+   * The mesh's components whose pinned charts grant them Secrets with no value that narrows it, which
+   * the platform accepts as readers of CA keys (docs/safety.md, "Who may read a CA key").
+   */
+  readonly secretReaders: readonly MeshSecretReader[];
   /** The injected proxy's container, which serves the proxy's metrics. */
   readonly proxyContainer: string;
   /**

@@ -28,6 +28,7 @@ import {
 } from "../manifests";
 import {
   meshFor,
+  meshSizedCharts,
   otherMeshKeyProblems,
   type GrafanaDashboard,
   type Mesh,
@@ -250,16 +251,11 @@ export function loadEnvironmentConfig(values?: Record<string, string>): Platform
   return loadPlan(values).config;
 }
 
-/** The charts that run each sized workload: sizing one that is not installed has no effect. */
-const sizedBy: { readonly [K in SizingComponent]: readonly ChartName[] } = {
-  proxy: ["linkerdControlPlane", "istiod"],
-  linkerdControlPlane: ["linkerdControlPlane"],
-  linkerdViz: ["linkerdViz"],
-  linkerdCni: ["linkerdCni"],
-  istiod: ["istiod"],
-  istioCsr: ["istioCsr"],
-  istioCni: ["istioCni"],
-  ztunnel: ["ztunnel"],
+/**
+ * The charts that run each sized workload other than the meshes' (`Mesh.sizedCharts` names theirs):
+ * sizing one that is not installed has no effect.
+ */
+export const platformSizedBy: { readonly [K in SizingComponent]?: readonly ChartName[] } = {
   certManager: ["certManager"],
   certManagerWebhook: ["certManager"],
   certManagerCainjector: ["certManager"],
@@ -280,17 +276,18 @@ function sizingWithoutEffect(
   releases: Readonly<Record<string, PlannedRelease>>,
 ): ConfigProblem[] {
   const installed = new Set(Object.values(releases).map((r) => r.chart));
+  const sizedBy = { ...meshSizedCharts(config.mesh), ...platformSizedBy };
   return (Object.keys(sizedBy) as SizingComponent[])
     .filter((key) => input.sizing?.[key] !== undefined)
     .filter(
       (key) =>
-        !sizedBy[key].some((c) => installed.has(c)) ||
+        !(sizedBy[key] ?? []).some((c) => installed.has(c)) ||
         // Autopilot admits no node-exporter, so the platform turns it off there.
         (key === "nodeExporter" && config.cluster.mode === "autopilot"),
     )
     .map((key) => ({
       path: `platform:sizing.${key}`,
-      problem: `is set, but this environment does not run ${sizedBy[key].map((c) => charts[c].chart).join(" or ")}${key === "nodeExporter" ? " (not on Autopilot)" : ""}, so it would have no effect`,
+      problem: `is set, but this environment does not run ${(sizedBy[key] ?? []).map((c) => charts[c].chart).join(" or ")}${key === "nodeExporter" ? " (not on Autopilot)" : ""}, so it would have no effect`,
       fix: `remove platform:sizing.${key}`,
     }));
 }

@@ -74,4 +74,6 @@ export const istioFacts = {
    * address, so a NetworkPolicy must let it in (istio.io docs/ambient/usage/networkpolicy).
    */
   probeSnatAddress: "169.254.7.127/32",
+  /** PeerAuthentication's storage version in the base chart 1.30.3 (files/crd-all.gen.yaml): v1. */
+  peerAuthenticationApiVersion: "security.istio.io/v1",
 } as const;

@@ -408,7 +408,7 @@ withHelm(
 test("a refusal names every component the invariant allows", () => {
   const found = findings(setOf(identity, [certManager, grafana]));
   expect(found[0].message).toContain(
-    "only cert-manager's controller, cert-manager's cainjector, trust-manager in its trust namespace, istiod, linkerd-destination in its control plane's namespace, the Prometheus Operator, ingress-nginx's controller may read a CA key",
+    "only cert-manager's controller, cert-manager's cainjector, trust-manager in its trust namespace, linkerd-destination in its control plane's namespace, istiod, the Prometheus Operator, ingress-nginx's controller may read a CA key",
   );
 });
 

@@ -1,4 +1,4 @@
-import { istioFacts } from "../../versions";
+import { charts, istioFacts } from "../../versions";
 import type {
   AdmissionObject,
   AdmittedPod,
@@ -181,6 +181,20 @@ export const istioAdmission: MeshAdmission = {
   // istio-csr signs every workload certificate (one-hour lifetime): without it no pod starts.
   controlPlaneCharts: ["istiod", "cert-manager-istio-csr"],
   scrapedCharts: ["istiod", "ztunnel"],
+  // Istio's injector writes no label per kind of owner.
+  ownerLabels: [],
+  // cert-manager's solver pod opts out of Istio's sidecar itself (pkg/issuer/acme/http/pod.go at v1.21.2).
+  acmeSolverDefaults: { labels: {}, annotations: { "sidecar.istio.io/inject": "false" } },
+  secretReaders: [
+    {
+      component: "istiod",
+      chart: charts.istiod.chart,
+      podLabel: ["app", "istiod"],
+      ownNamespaceOnly: false,
+      reason:
+        "the mesh's control plane, which already configures every proxy: it gets, lists and watches every Secret for Gateways' credentials and remote clusters, and may also create, update and delete every Secret of its namespace (its own CA's, and the intermediate CA the platform keeps there), whatever the values (istio 1.30.3 manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml, role.yaml)",
+    },
+  ],
   proxyContainer: istioFacts.proxyContainer,
   proxyMonitors: [
     `PodMonitor ${istioProxyMonitorNames.operator}`,

@@ -159,6 +159,13 @@ export function istioMesh(config: MeshConfig): Mesh {
       { family: "trustManager", chart: "trustManager", reason: "distributes Istio's pinned roots" },
       { family: "istio", chart: "istioBase", reason: "platform:mesh.kind is istio" },
     ],
+    sizedCharts: {
+      proxy: ["istiod"],
+      istiod: ["istiod"],
+      istioCsr: ["istioCsr"],
+      istioCni: ["istioCni"],
+      ztunnel: ["ztunnel"],
+    },
     needsCertManager: true,
     // istio-csr reads its pinned roots from a trust-manager Bundle.
     needsTrustManager: true,

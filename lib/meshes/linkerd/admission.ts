@@ -1,4 +1,4 @@
-import { linkerdFacts } from "../../versions";
+import { charts, linkerdFacts } from "../../versions";
 import { linkerdProbeRefusal, linkerdScrapeRefusal } from "./inboundPolicy";
 import type { AdmittedPod, InjectedContainer, MeshAdmission } from "../mesh";
 
@@ -68,6 +68,20 @@ export const linkerdAdmission: MeshAdmission = {
   proxyConfigChart: "linkerd-control-plane",
   controlPlaneCharts: ["linkerd-control-plane"],
   scrapedCharts: ["linkerd-control-plane"],
+  ownerLabels: Object.values(proxyOwnerLabel).map((kind) => `linkerd.io/proxy-${kind}`),
+  // cert-manager's solver pod carries nothing for Linkerd (pkg/issuer/acme/http/pod.go at v1.21.2).
+  acmeSolverDefaults: { labels: {}, annotations: {} },
+  secretReaders: [
+    {
+      component: "linkerd-destination in its control plane's namespace",
+      chart: charts.linkerdControlPlane.chart,
+      podLabel: ["linkerd.io/control-plane-component", "destination"],
+      // Its Role is in the control plane's namespace only (the release's).
+      ownNamespaceOnly: true,
+      reason:
+        "the mesh's discovery and policy server, which already answers every proxy: it reads every Secret of the control plane's namespace for multicluster discovery, whatever the values (linkerd/linkerd2 edge-26.8.3 charts/linkerd-control-plane/templates/destination-rbac.yaml, Role remote-discovery)",
+    },
+  ],
   proxyContainer: linkerdFacts.proxyContainer,
   proxyMonitors: [`PodMonitor ${linkerdProxyMonitorName}`, `ClusterPodMonitoring ${linkerdProxyMonitorName}`],
   writtenInto: () => [],

@@ -50,6 +50,12 @@ export function linkerdMesh(config: MeshConfig): Mesh {
       { family: "trustManager", chart: "trustManager", reason: "distributes Linkerd's trust anchor" },
       { family: "linkerd", chart: "linkerdCrds", reason: "platform:mesh.kind is linkerd" },
     ],
+    sizedCharts: {
+      proxy: ["linkerdControlPlane"],
+      linkerdControlPlane: ["linkerdControlPlane"],
+      linkerdViz: ["linkerdViz"],
+      linkerdCni: ["linkerdCni"],
+    },
     needsCertManager: true,
     needsTrustManager: true,
     webhookPorts: charts.linkerdControlPlane.webhookPorts ?? [],

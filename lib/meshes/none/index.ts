@@ -14,6 +14,7 @@ export function noMesh(config: MeshConfig): Mesh {
     configProblems: (input) => (input ? unusedKeyProblems(input) : []),
     releases: [],
     crdOwners: [],
+    sizedCharts: {},
     needsCertManager: false,
     needsTrustManager: false,
     webhookPorts: [],
