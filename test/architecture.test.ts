@@ -205,10 +205,6 @@ function meshNamings(file: string): string[] {
  */
 const stillNaming: readonly { readonly file: string; readonly why: string }[] = [
   {
-    file: "safety/invariants.ts",
-    why: "its policy invariants read Linkerd's and Istio's policy objects by API group, and Linkerd's chart values",
-  },
-  {
     file: "cluster/invariants.ts",
     why: "its policy and injection invariants read Linkerd's policy objects by API group, linkerd-viz's chart and istiod's revision label",
   },

@@ -14,6 +14,7 @@ export { noMesh } from "./none";
 export { linkerdAdmission } from "./linkerd/admission";
 export { istioAdmission } from "./istio/admission";
 export { refusedProbes, type RefusedProbe } from "./probes";
+export { cidrWithin } from "./cidr";
 
 /** Every mesh the platform builds, by kind: the one place a mesh is chosen. */
 const implementations: { readonly [K in MeshKind]: (config: MeshConfig) => Mesh } = {

@@ -398,6 +398,23 @@ export interface MeshProbe {
   readonly controlPlanes: readonly Readonly<Record<string, unknown>>[];
 }
 
+/** A caller a mesh's policy lets into pods: its namespace (a mesh identity's) or its address range. */
+export type MeshSource = { readonly namespace: string } | { readonly cidr: string };
+
+/** One caller a mesh policy object lets into pods from another namespace or from outside the cluster. */
+export interface MeshGrant {
+  /** The mesh object at fault if the caller is dropped before the mesh sees it. */
+  readonly object: AdmissionObject;
+  /** The mesh object that lets it in, for the message. */
+  readonly by: string;
+  readonly namespace: string;
+  /** Labels of the pods it reaches (all of the namespace's: empty). */
+  readonly podLabels: Readonly<Record<string, unknown>>;
+  readonly source: MeshSource;
+  /** Ports the calls arrive on; a NetworkPolicy must admit every one. */
+  readonly ports: readonly (number | string)[];
+}
+
 /**
  * A mesh's admission, modelled where the platform's crossings depend on it: which mutating webhook is
  * its injector, which pods ask for a proxy, which the injector injects, and what it adds. Each value
@@ -464,6 +481,11 @@ export interface MeshAdmission {
   scrapeRefusal(scrape: MeshScrape): string | undefined;
   /** Why the mesh refuses kubelet's probe, or undefined where it lets it through. */
   probeRefusal(probe: MeshProbe): string | undefined;
+  /**
+   * The callers this mesh's policy objects among `objects` let in from another namespace, or from a range
+   * `external` says is outside the cluster, and the ports their calls arrive on.
+   */
+  grants(objects: readonly AdmissionObject[], external: (cidr: string) => boolean): readonly MeshGrant[];
   /** This mesh's policy objects among `objects` that let every address in, and how. */
   openAccess(
     objects: readonly AdmissionObject[],

@@ -1,12 +1,15 @@
 import { crdClaims, crdFamilies, type CrdFamily } from "../crds";
 import {
   meshAdmissions,
+  cidrWithin,
   refusedProbes,
   type AdmissionObject,
+  type MeshGrant,
+  type MeshSource,
   type AdmittedPod,
   type MeshAdmission,
 } from "../meshes";
-import { charts, gkeAnnotations, linkerdFacts, privateNetworks, type ChartName } from "../versions";
+import { charts, gkeAnnotations, privateNetworks, type ChartName } from "../versions";
 import { certificateInventory } from "./certificates";
 
 /**
@@ -454,7 +457,15 @@ function consistentNeg(resources: readonly ResourceView[]): Violation[] {
   return out;
 }
 
-const podOwners = new Set(["Deployment", "StatefulSet", "DaemonSet"]);
+/** The Kubernetes objects among the resources, as the meshes' models read them, and the resource of each. */
+function kubeObjects(resources: readonly ResourceView[]): {
+  objects: AdmissionObject[];
+  viewOf: (o: AdmissionObject) => ResourceView | undefined;
+} {
+  const kube = resources.filter((r) => isObj(r.inputs.metadata) && typeof r.inputs.kind === "string");
+  const byObject = new Map<unknown, ResourceView>(kube.map((r) => [r.inputs, r] as const));
+  return { objects: kube.map((r) => r.inputs as unknown as AdmissionObject), viewOf: (o) => byObject.get(o) };
+}
 
 /**
  * Kubelet's probes of meshed pods get through the mesh's inbound policy: asked of each mesh's own model
@@ -464,53 +475,19 @@ const podOwners = new Set(["Deployment", "StatefulSet", "DaemonSet"]);
  * fail their probes never become ready, and a restart loop follows.
  */
 function probesAuthorized(resources: readonly ResourceView[]): Violation[] {
-  const kube = resources.filter((r) => isObj(r.inputs.metadata) && typeof r.inputs.kind === "string");
-  const byObject = new Map(kube.map((r) => [r.inputs, r] as const));
-  const objects = kube.map((r) => r.inputs as unknown as AdmissionObject);
+  const { objects, viewOf } = kubeObjects(resources);
   const values = (chart: string): Obj[] =>
     resources
       .filter((r) => r.type === helmRelease && at(r.inputs, "chart") === chart)
       .map((r) => (isObj(at(r.inputs, "values")) ? (at(r.inputs, "values") as Obj) : {}));
   return refusedProbes(meshAdmissions, objects, values).map((p) => {
-    const owner = byObject.get(p.owner);
+    const owner = viewOf(p.owner);
     return {
       invariant: "probes-authorized" as const,
       resource: owner ? key(owner) : `${p.owner.kind}::${p.owner.metadata.name}`,
       message: `${p.owner.kind} ${p.owner.metadata.namespace}/${p.owner.metadata.name}: ${p.message}`,
     };
   });
-}
-
-/** A caller the mesh lets in: its namespace (a mesh identity's) or its address range. */
-type MeshSource = { readonly namespace: string } | { readonly cidr: string };
-
-/** One caller a mesh policy object lets into pods, and the ports its calls arrive on there. */
-interface MeshGrant {
-  readonly resource: ResourceView;
-  /** The mesh object that lets it in, for the message. */
-  readonly by: string;
-  readonly namespace: string;
-  /** Labels of the pods it reaches (all of the namespace's: empty). */
-  readonly podLabels: Obj;
-  readonly source: MeshSource;
-  /** Ports the calls arrive on; a NetworkPolicy must admit every one. */
-  readonly ports: readonly (number | string)[];
-}
-
-/** An IPv4 CIDR's first address and prefix length, or undefined for anything else. */
-function ipv4Cidr(value: string): [number, number] | undefined {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/.exec(value);
-  if (!m || Number(m[5]) > 32) return undefined;
-  return [m.slice(1, 5).reduce((acc, o) => acc * 256 + Number(o), 0), Number(m[5])];
-}
-
-/** Whether `inner` lies within `outer` (IPv4; an IPv6 range only within itself). */
-function cidrWithin(inner: string, outer: string): boolean {
-  if (inner === outer) return true;
-  const i = ipv4Cidr(inner);
-  const o = ipv4Cidr(outer);
-  if (!i || !o || i[1] < o[1]) return false;
-  return Math.floor(i[0] / 2 ** (32 - o[1])) === Math.floor(o[0] / 2 ** (32 - o[1]));
 }
 
 /**
@@ -559,111 +536,20 @@ function peerAdmits(peer: Obj, source: MeshSource, policyNamespace: string): boo
   );
 }
 
-/** The mesh grants of Linkerd's Servers and Istio's ALLOW policies, per namespace. */
-function meshGrants(resources: readonly ResourceView[], cluster: readonly string[]): MeshGrant[] {
-  const objects = resources.map((r) => ({ r, o: object(r) }));
-  const inNs = (ns: string | undefined, k: string, group: string) =>
-    objects.filter(
-      (x) => x.o.kind === k && x.o.namespace === ns && str(at(x.r.inputs, "apiVersion"))?.startsWith(group),
-    );
+/** Every mesh's grants (lib/meshes/<mesh>/grants.ts), each with the resource that holds its object. */
+function meshGrants(
+  resources: readonly ResourceView[],
+  cluster: readonly string[],
+): (MeshGrant & { readonly resource: ResourceView })[] {
+  const { objects, viewOf } = kubeObjects(resources);
   const external = (cidr: string) =>
     cidr !== "0.0.0.0/0" && cidr !== "::/0" && !cluster.some((c) => cidrWithin(cidr, c));
-  const grants: MeshGrant[] = [];
-  for (const server of objects.filter(
-    (x) => x.o.kind === "Server" && str(at(x.r.inputs, "apiVersion"))?.startsWith("policy.linkerd.io/"),
-  )) {
-    const ns = server.o.namespace ?? "";
-    const port = at(server.r.inputs, "spec", "port");
-    const podLabels = (at(server.r.inputs, "spec", "podSelector", "matchLabels") ?? {}) as Obj;
-    const routes = new Set(
-      inNs(ns, "HTTPRoute", "gateway.networking.k8s.io/")
-        .filter((x) =>
-          ((at(x.r.inputs, "spec", "parentRefs") as Obj[] | undefined) ?? []).some(
-            (p) => p.kind === "Server" && p.name === server.o.name,
-          ),
-        )
-        .map((x) => x.o.name),
-    );
-    for (const policy of inNs(ns, "AuthorizationPolicy", "policy.linkerd.io/")) {
-      const target = at(policy.r.inputs, "spec", "targetRef") as Obj | undefined;
-      const targets =
-        target?.kind === "Namespace" ||
-        (target?.kind === "Server" && target.name === server.o.name) ||
-        (target?.kind === "HTTPRoute" && routes.has(str(target.name)));
-      if (!targets) continue;
-      for (const ref of (at(policy.r.inputs, "spec", "requiredAuthenticationRefs") as Obj[] | undefined) ??
-        []) {
-        const authnNs = str(ref.namespace) ?? ns;
-        const authn = inNs(authnNs, String(ref.kind), "policy.linkerd.io/").find(
-          (x) => x.o.name === ref.name,
-        );
-        if (!authn) continue;
-        const by = `AuthorizationPolicy ${ns}/${policy.o.name} (${String(ref.kind)} ${authnNs}/${str(ref.name)})`;
-        const base = { resource: server.r, by, namespace: ns, podLabels };
-        if (ref.kind === "MeshTLSAuthentication") {
-          for (const id of (at(authn.r.inputs, "spec", "identityRefs") as Obj[] | undefined) ?? []) {
-            const from = id.kind === "Namespace" ? str(id.name) : (str(id.namespace) ?? authnNs);
-            // Meshed calls arrive on the proxy's inbound port (transport header), not the Server's.
-            if (from && from !== ns)
-              grants.push({ ...base, source: { namespace: from }, ports: [linkerdFacts.proxyInboundPort] });
-          }
-        } else if (ref.kind === "NetworkAuthentication") {
-          for (const n of (at(authn.r.inputs, "spec", "networks") as Obj[] | undefined) ?? []) {
-            const cidr = str(n.cidr);
-            if (cidr && external(cidr) && (typeof port === "number" || typeof port === "string"))
-              grants.push({ ...base, source: { cidr }, ports: [port] });
-          }
-        }
-      }
-    }
-  }
-  const workloads = objects.filter((x) => podOwners.has(x.o.kind ?? ""));
-  for (const policy of objects.filter(
-    (x) =>
-      x.o.kind === "AuthorizationPolicy" &&
-      str(at(x.r.inputs, "apiVersion"))?.startsWith("security.istio.io/") &&
-      (at(x.r.inputs, "spec", "action") ?? "ALLOW") === "ALLOW",
-  )) {
-    const ns = policy.o.namespace ?? "";
-    const selector = at(policy.r.inputs, "spec", "selector");
-    const podLabels = (at(selector, "matchLabels") ?? {}) as Obj;
-    // The ports calls reach: the selected pods' own containers' declared ports.
-    const podPorts = [
-      ...new Set(
-        workloads
-          .filter((w) => w.o.namespace === ns)
-          .map((w) => at(w.r.inputs, "spec", "template"))
-          .filter((t) => selects(selector, (at(t, "metadata", "labels") ?? {}) as Obj))
-          .flatMap((t) =>
-            ((at(t, "spec", "containers") as Obj[] | undefined) ?? []).flatMap(
-              (c) => (c.ports as Obj[] | undefined) ?? [],
-            ),
-          )
-          .map((p) => p.containerPort)
-          .filter((p): p is number => typeof p === "number"),
-      ),
-    ];
-    if (podPorts.length === 0) continue;
-    for (const rule of (at(policy.r.inputs, "spec", "rules") as Obj[] | undefined) ?? []) {
-      for (const f of (rule.from as Obj[] | undefined) ?? []) {
-        const source = (f.source ?? {}) as Obj;
-        const by = `AuthorizationPolicy ${ns}/${policy.o.name}`;
-        const base = { resource: policy.r, by, namespace: ns, podLabels, ports: podPorts };
-        const fromNamespaces = [
-          ...((source.principals as unknown[] | undefined) ?? []).map(
-            (p) => /\/ns\/([^/]+)\/sa\//.exec(String(p))?.[1],
-          ),
-          ...((source.namespaces as unknown[] | undefined) ?? []).map(String),
-        ];
-        for (const from of new Set(fromNamespaces))
-          if (from && from !== "*" && !from.includes("*") && from !== ns)
-            grants.push({ ...base, source: { namespace: from } });
-        for (const cidr of ((source.ipBlocks as unknown[] | undefined) ?? []).map(String))
-          if (external(cidr)) grants.push({ ...base, source: { cidr } });
-      }
-    }
-  }
-  return grants;
+  return meshAdmissions.flatMap((mesh) =>
+    mesh.grants(objects, external).flatMap((g) => {
+      const resource = viewOf(g.object);
+      return resource ? [{ ...g, resource }] : [];
+    }),
+  );
 }
 
 /**

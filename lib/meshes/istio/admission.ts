@@ -7,6 +7,7 @@ import type {
   MeshProbe,
   MeshScrape,
 } from "../mesh";
+import { istioGrants } from "./grants";
 
 /**
  * Istio's sidecar injector at 1.30.3. Its webhooks (rev.namespace., rev.object., namespace., object.
@@ -220,6 +221,7 @@ export const istioAdmission: MeshAdmission = {
       ? `its port ${JSON.stringify(scrape.port ?? "(every port)")} takes only mTLS under STRICT, and Prometheus is outside the mesh: scrape the sidecar's merged metrics (15020, /stats/prometheus) instead`
       : "ztunnel takes only mTLS under STRICT, and this scraper is outside the ambient mesh: enrol the scraper's pods (istio.io/dataplane-mode: ambient)";
   },
+  grants: istioGrants,
   probeRefusal(probe: MeshProbe) {
     // In ambient, istio-cni lets the node's probes past ztunnel (cni/README.md at 1.30.3).
     if (!probe.sidecar) return undefined;

@@ -1,6 +1,7 @@
 import { charts, linkerdFacts } from "../../versions";
 import { linkerdProbeRefusal, linkerdScrapeRefusal } from "./inboundPolicy";
 import type { AdmittedPod, InjectedContainer, MeshAdmission } from "../mesh";
+import { linkerdGrants } from "./grants";
 
 /**
  * Linkerd's proxy injector at edge-26.8.3. Its webhook (linkerd-proxy-injector.linkerd.io,
@@ -89,6 +90,7 @@ export const linkerdAdmission: MeshAdmission = {
   // The proxy takes plain text from clients outside the mesh; only its inbound policy refuses them.
   scrapeRefusal: linkerdScrapeRefusal,
   probeRefusal: linkerdProbeRefusal,
+  grants: linkerdGrants,
   openAccess: (objects) =>
     objects.flatMap((o) => {
       if (!o.apiVersion.startsWith("policy.linkerd.io/")) return [];

@@ -1,0 +1,68 @@
+import type { AdmissionObject, MeshGrant } from "../mesh";
+
+/**
+ * The callers Istio's ALLOW AuthorizationPolicies let into the pods they select from another namespace
+ * (by principal or namespace) or from outside the cluster (by ipBlocks), on the ports the selected pods'
+ * containers declare.
+ */
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
+const arr = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
+
+/** Workloads whose pods a policy's selector picks. */
+const podOwners = new Set(["Deployment", "StatefulSet", "DaemonSet"]);
+
+/** Whether a selector (its `matchLabels`) selects pods with these labels. */
+const selects = (selector: unknown, podLabels: Obj): boolean =>
+  Object.entries(obj(obj(selector).matchLabels)).every(([k, v]) => podLabels[k] === v);
+
+export function istioGrants(
+  objects: readonly AdmissionObject[],
+  external: (cidr: string) => boolean,
+): MeshGrant[] {
+  const workloads = objects.filter((o) => podOwners.has(o.kind));
+  const grants: MeshGrant[] = [];
+  for (const policy of objects.filter(
+    (o) =>
+      o.kind === "AuthorizationPolicy" &&
+      o.apiVersion.startsWith("security.istio.io/") &&
+      (obj(o.spec).action ?? "ALLOW") === "ALLOW",
+  )) {
+    const spec = obj(policy.spec);
+    const ns = policy.metadata.namespace ?? "";
+    const podLabels = obj(obj(spec.selector).matchLabels);
+    // The ports calls reach: the selected pods' own containers' declared ports.
+    const podPorts = [
+      ...new Set(
+        workloads
+          .filter((w) => w.metadata.namespace === ns)
+          .map((w) => obj(obj(w.spec).template))
+          .filter((t) => selects(spec.selector, obj(obj(t.metadata).labels)))
+          .flatMap((t) => arr(obj(t.spec).containers).flatMap((c) => arr(c.ports)))
+          .map((p) => p.containerPort)
+          .filter((p): p is number => typeof p === "number"),
+      ),
+    ];
+    if (podPorts.length === 0) continue;
+    for (const rule of arr(spec.rules)) {
+      for (const f of arr(rule.from)) {
+        const source = obj(f.source);
+        const by = `AuthorizationPolicy ${ns}/${policy.metadata.name}`;
+        const base = { object: policy, by, namespace: ns, podLabels, ports: podPorts };
+        const fromNamespaces = [
+          ...(Array.isArray(source.principals) ? source.principals : []).map(
+            (p) => /\/ns\/([^/]+)\/sa\//.exec(String(p))?.[1],
+          ),
+          ...(Array.isArray(source.namespaces) ? source.namespaces : []).map(String),
+        ];
+        for (const from of new Set(fromNamespaces))
+          if (from && from !== "*" && !from.includes("*") && from !== ns)
+            grants.push({ ...base, source: { namespace: from } });
+        for (const cidr of (Array.isArray(source.ipBlocks) ? source.ipBlocks : []).map(String))
+          if (external(cidr)) grants.push({ ...base, source: { cidr } });
+      }
+    }
+  }
+  return grants;
+}
