@@ -3,7 +3,8 @@ import * as os from "os";
 import * as path from "path";
 import * as ts from "typescript";
 import { meshKinds, sizingComponents } from "../lib/config";
-import { meshAdmissions, meshOf, meshSizedCharts, type MeshKind } from "../lib/meshes";
+import { meshOf, meshSizedCharts, type MeshKind } from "../lib/meshes";
+import { meshAdmissions } from "../lib/meshes/models";
 import { platformSizedBy } from "../lib/plan";
 import { charts, type ChartName } from "../lib/versions";
 
@@ -294,6 +295,7 @@ test("docs/architecture.md's 'Adding a mesh' names places that exist, each holdi
   expect(places.map((p) => p.place)).toEqual([
     "lib/meshes/<mesh>/",
     "lib/meshes/index.ts",
+    "lib/meshes/models.ts",
     "lib/meshes/components.ts",
     "lib/config/schema.ts",
     "lib/config/sizing.ts",

@@ -1,4 +1,5 @@
-import { meshAdmissions, type AdmittedPod } from "../meshes";
+import { type AdmittedPod } from "../meshes";
+import { meshAdmissions } from "../meshes/models";
 import { admittedPod, mutatingWebhooks, namespaceMap, type ObjectSet } from "./objectSet";
 import { nameOf, selects, type KubeObject, type PodTemplate } from "./objects";
 import { managedMonitorKinds, scrapeTargets } from "./scrapes";

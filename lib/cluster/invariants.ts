@@ -1,5 +1,6 @@
 import { admittedPod, mutatingWebhooks, namespaceMap, proxyAskedFor, type ObjectSet } from "./objectSet";
-import { meshAdmissions, type MeshAdmission } from "../meshes";
+import { type MeshAdmission } from "../meshes";
+import { meshAdmissions } from "../meshes/models";
 import { charts } from "../versions";
 import {
   acmeSolversOutsideTheMesh,

@@ -1,5 +1,6 @@
 import type { Tier } from "../config";
-import { meshAdmissions, type AdmittedPod, type MeshAdmission } from "../meshes";
+import { type AdmittedPod, type MeshAdmission } from "../meshes";
+import { meshAdmissions } from "../meshes/models";
 import { gkeApis, gkeGatewayApis, gkeManagedPrometheusApis } from "../versions";
 import { chartDirOf, pullCommand } from "../deploy/chartSource";
 import type { HelmTemplater } from "./helm";

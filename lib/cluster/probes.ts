@@ -1,4 +1,4 @@
-import { meshAdmissions, refusedProbes } from "../meshes";
+import { meshAdmissions, refusedProbes } from "../meshes/models";
 import { nameOf } from "./objects";
 import type { ObjectSet } from "./objectSet";
 import type { CrossingFinding } from "./crossings";

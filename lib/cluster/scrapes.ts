@@ -1,4 +1,4 @@
-import { meshAdmissions } from "../meshes";
+import { meshAdmissions } from "../meshes/models";
 import {
   nameOf,
   selects,

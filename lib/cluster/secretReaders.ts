@@ -1,5 +1,5 @@
 import { charts } from "../versions";
-import { meshAdmissions } from "../meshes";
+import { meshAdmissions } from "../meshes/models";
 import type { CrossingFinding } from "./crossings";
 import type { ObjectSet } from "./objectSet";
 import { nameOf, selects, type KubeObject, type LabelSelector, type PodTemplate } from "./objects";

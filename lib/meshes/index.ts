@@ -2,19 +2,13 @@ import type { ConfigProblem, EnvironmentInput, SizingComponent } from "../config
 import type { ChartName } from "../versions";
 import { istioMesh } from "./istio";
 import { linkerdMesh } from "./linkerd";
-import { istioAdmission } from "./istio/admission";
-import { linkerdAdmission } from "./linkerd/admission";
-import type { Mesh, MeshAdmission, MeshConfig, MeshKey, MeshKind } from "./mesh";
+import type { Mesh, MeshConfig, MeshKey, MeshKind } from "./mesh";
 import { noMesh } from "./none";
 
 export * from "./mesh";
 export * from "./linkerd";
 export * from "./istio";
 export { noMesh } from "./none";
-export { linkerdAdmission } from "./linkerd/admission";
-export { istioAdmission } from "./istio/admission";
-export { refusedProbes, type RefusedProbe } from "./probes";
-export { cidrWithin } from "./cidr";
 
 /** Every mesh the platform builds, by kind: the one place a mesh is chosen. */
 const implementations: { readonly [K in MeshKind]: (config: MeshConfig) => Mesh } = {
@@ -22,9 +16,6 @@ const implementations: { readonly [K in MeshKind]: (config: MeshConfig) => Mesh 
   istio: istioMesh,
   none: noMesh,
 };
-
-/** Every mesh's admission model: the cluster tier applies the one whose injector is installed. */
-export const meshAdmissions: readonly MeshAdmission[] = [linkerdAdmission, istioAdmission];
 
 /** The environment's mesh. */
 export function meshFor(config: MeshConfig): Mesh {

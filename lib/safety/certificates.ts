@@ -8,7 +8,7 @@ import {
   type MadeCertificate,
   type MountedSecret,
 } from "../versions";
-import type { ResourceView } from "./invariants";
+import type { ResourceView } from "./resources";
 
 /**
  * The certificate inventory: every certificate a program's components make, mount or reference, with

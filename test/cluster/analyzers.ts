@@ -18,7 +18,7 @@ import {
   type ObjectSet,
 } from "../../lib/cluster";
 import { ConfigError } from "../../lib/config";
-import { meshAdmissions } from "../../lib/meshes";
+import { meshAdmissions } from "../../lib/meshes/models";
 import { clusterInputOf } from "../../lib/render";
 import { charts, gkeGatewayApiBundles, supportedKubernetes, type KubernetesMinor } from "../../lib/versions";
 import {

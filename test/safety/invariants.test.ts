@@ -4,7 +4,8 @@ import type { RenderResult } from "../../lib/render";
 import { checkInvariants, invariants, type InvariantName, type ResourceView } from "../../lib/safety";
 import { viewsOf } from "../../lib/render";
 import { config, render } from "../helpers";
-import { istioAdmission, linkerdAdmission, type MeshAdmission } from "../../lib/meshes";
+import { type MeshAdmission } from "../../lib/meshes";
+import { istioAdmission, linkerdAdmission } from "../../lib/meshes/models";
 
 /**
  * Each invariant, fed the bad case: a good prod render breaks in exactly one way, and the check

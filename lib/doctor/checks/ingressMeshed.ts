@@ -1,5 +1,6 @@
 import { podTemplateOf } from "../../cluster";
-import { meshAdmissions, meshOf } from "../../meshes";
+import { meshOf } from "../../meshes";
+import { meshAdmissions } from "../../meshes/models";
 import { ingressControllerIdentities } from "../../versions";
 import type { Check, CheckResult } from "../context";
 import { at, list, listText, ref } from "../objects";

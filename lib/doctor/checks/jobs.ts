@@ -1,5 +1,6 @@
 import { podTemplateOf, type KubeObject } from "../../cluster";
-import { meshAdmissions, meshOf } from "../../meshes";
+import { meshOf } from "../../meshes";
+import { meshAdmissions } from "../../meshes/models";
 import type { Check, CheckResult } from "../context";
 import { proxyQuitHooks } from "../../versions/doctorFacts";
 import { article, at, isObj, list, listText, ref, str, strings } from "../objects";

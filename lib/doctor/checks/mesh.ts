@@ -6,7 +6,8 @@ import {
   type LabelSelector,
   type PodTemplate,
 } from "../../cluster";
-import { meshAdmissions, type AdmittedPod, type MeshAdmission } from "../../meshes";
+import { type AdmittedPod, type MeshAdmission } from "../../meshes";
+import { meshAdmissions } from "../../meshes/models";
 import { helmMarks } from "../../versions/doctorFacts";
 import type { HelmRelease } from "../helm";
 import { annotationsOf, at, isObj, list, str, type Json } from "../objects";

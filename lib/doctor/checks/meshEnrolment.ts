@@ -1,5 +1,6 @@
 import { podTemplateOf, selects, type KubeObject } from "../../cluster";
-import { meshAdmissions, meshOf } from "../../meshes";
+import { meshOf } from "../../meshes";
+import { meshAdmissions } from "../../meshes/models";
 import type { Check, CheckResult } from "../context";
 import { article, at, capped, isObj, list, listText, ref, str } from "../objects";
 import { resources } from "../resources";

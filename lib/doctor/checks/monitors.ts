@@ -6,7 +6,7 @@ import {
   type LabelSelector,
   type ObjectSet,
 } from "../../cluster";
-import { meshAdmissions } from "../../meshes";
+import { meshAdmissions } from "../../meshes/models";
 import type { Check, CheckResult } from "../context";
 import { at, isObj, listText, ref, str } from "../objects";
 import { resources } from "../resources";

@@ -8,6 +8,7 @@ import type {
   MeshScrape,
 } from "../mesh";
 import { istioGrants } from "./grants";
+import { istioProxyMonitorNames } from "./manifests";
 
 /**
  * Istio's sidecar injector at 1.30.3. Its webhooks (rev.namespace., rev.object., namespace., object.
@@ -26,12 +27,6 @@ const dataplaneMode = "istio.io/dataplane-mode";
 
 /** The root namespace, whose PeerAuthentication without a selector is mesh-wide. */
 const rootNamespace = "istio-system";
-
-/** Istio's monitors of every sidecar: its sample's PodMonitor, and the platform's Managed Prometheus one. */
-export const istioProxyMonitorNames = {
-  operator: "envoy-stats-monitor",
-  managed: "istio-proxies",
-} as const;
 
 /** Ports pilot-agent and Envoy serve outside inbound capture: 15020 (merged metrics), 15021, 15090. */
 const proxyOwnPorts = new Set<string | number>([

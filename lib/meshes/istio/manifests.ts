@@ -15,7 +15,12 @@ import {
   type MtlsMode,
   type RelabelConfig,
 } from "../../manifests";
-import { istioProxyMonitorNames } from "./admission";
+
+/** Istio's monitors of every sidecar: its sample's PodMonitor, and the platform's Managed Prometheus one. */
+export const istioProxyMonitorNames = {
+  operator: "envoy-stats-monitor",
+  managed: "istio-proxies",
+} as const;
 
 /** The Issuer istio-csr signs workload certificates with (its chart's default `app.certmanager.issuer.name`). */
 export const istioCaName = "istio-ca";

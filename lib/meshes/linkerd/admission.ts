@@ -2,6 +2,7 @@ import { charts, linkerdFacts } from "../../versions";
 import { linkerdProbeRefusal, linkerdScrapeRefusal } from "./inboundPolicy";
 import type { AdmittedPod, InjectedContainer, MeshAdmission } from "../mesh";
 import { linkerdGrants } from "./grants";
+import { linkerdProxyMonitorName } from "./monitors";
 
 /**
  * Linkerd's proxy injector at edge-26.8.3. Its webhook (linkerd-proxy-injector.linkerd.io,
@@ -10,9 +11,6 @@ import { linkerdGrants } from "./grants";
  * where the pod's `linkerd.io/inject` annotation, or else its namespace's, is `enabled` or `ingress`
  * (controller/proxy-injector/webhook.go, pkg/inject/inject.go).
  */
-/** The platform's monitor of every meshed pod's proxy, for either monitoring backend. */
-export const linkerdProxyMonitorName = "linkerd-proxy";
-
 const injectValue = (pod: AdmittedPod): string | undefined =>
   pod.annotations["linkerd.io/inject"] ?? pod.namespaceAnnotations["linkerd.io/inject"];
 

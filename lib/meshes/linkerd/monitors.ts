@@ -1,7 +1,9 @@
 import { Construct } from "constructs";
 import { linkerdFacts } from "../../versions";
 import { ClusterPodMonitoring, PodMonitor, PodMonitoring, type RelabelConfig } from "../../manifests";
-import { linkerdProxyMonitorName } from "./admission";
+
+/** The platform's monitor of every meshed pod's proxy, for either monitoring backend. */
+export const linkerdProxyMonitorName = "linkerd-proxy";
 
 export interface LinkerdMonitorsProps {
   /** Linkerd's control-plane namespace. */

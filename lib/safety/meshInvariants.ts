@@ -1,0 +1,232 @@
+import {
+  type AdmissionObject,
+  type MeshGrant,
+  type MeshSource,
+  type AdmittedPod,
+  type MeshAdmission,
+} from "../meshes";
+import { meshAdmissions, cidrWithin, refusedProbes } from "../meshes/models";
+import { privateNetworks } from "../versions";
+import {
+  at,
+  helmRelease,
+  isObj,
+  key,
+  object,
+  str,
+  type Obj,
+  type ResourceView,
+  type Violation,
+} from "./resources";
+
+/**
+ * Where the mesh meets the cluster: Jobs finish, kubelet's probes get in, and NetworkPolicies let in
+ * what the mesh grants; each mesh's part answered by its own model in lib/meshes.
+ */
+
+/** String values only: what an admission webhook reads of labels and annotations. */
+const stringsOf = (o: Obj): Record<string, string> =>
+  Object.fromEntries(Object.entries(o).filter((e): e is [string, string] => typeof e[1] === "string"));
+
+/**
+ * Jobs and CronJobs whose pods get a proxy that is not a native sidecar, decided by each mesh's own
+ * admission model (lib/meshes/<mesh>/admission.ts, which the cluster tier runs too): whether the pod
+ * asks for the proxy, and what the injector adds given the Helm values of the control planes serving it.
+ */
+export function jobsFinish(resources: readonly ResourceView[]): Violation[] {
+  const namespaces = new Map(
+    resources.filter((r) => object(r).kind === "Namespace").map((r) => [object(r).name, object(r)] as const),
+  );
+  const controlPlanes = (chart: string): Obj[] =>
+    resources
+      .filter((r) => r.type === helmRelease && at(r.inputs, "chart") === chart)
+      .map((r) => (isObj(at(r.inputs, "values")) ? (at(r.inputs, "values") as Obj) : {}));
+  /** A classic sidecar: the proxy among the pod's containers, not a native (init) sidecar. */
+  const keepsRunning = (admission: MeshAdmission, pod: AdmittedPod): boolean => {
+    if (!admission.asksForProxy(pod)) return false;
+    const serving = admission.servingControlPlanes(pod, controlPlanes(admission.proxyConfigChart));
+    // Without a release in the program, the chart's defaults decide.
+    return (serving.length > 0 ? serving : [{}]).some((values) =>
+      admission.proxy(pod, values).containers.some((c) => c.name === admission.proxyContainer),
+    );
+  };
+  const out: Violation[] = [];
+  for (const r of resources) {
+    const o = object(r);
+    if (o.kind !== "Job" && o.kind !== "CronJob") continue;
+    const ns = namespaces.get(o.namespace) ?? { labels: {}, annotations: {} };
+    const template =
+      o.kind === "Job"
+        ? at(r.inputs, "spec", "template")
+        : at(r.inputs, "spec", "jobTemplate", "spec", "template");
+    const pod: AdmittedPod = {
+      labels: stringsOf((at(template, "metadata", "labels") ?? {}) as Obj),
+      annotations: stringsOf((at(template, "metadata", "annotations") ?? {}) as Obj),
+      namespaceLabels: stringsOf(ns.labels),
+      namespaceAnnotations: stringsOf(ns.annotations),
+      workload: o.name ?? "",
+      workloadKind: o.kind,
+    };
+    const hanging = meshAdmissions.find((admission) => keepsRunning(admission, pod));
+    if (hanging) {
+      out.push({
+        invariant: "jobs-finish",
+        resource: key(r),
+        message: `${o.kind} ${o.namespace}/${o.name} gets a ${hanging.title} proxy that is not a native sidecar: the proxy would keep its pods running forever. Use jobPodMetadata(mesh) on its pod template`,
+      });
+    }
+  }
+  return out;
+}
+
+/** The Kubernetes objects among the resources, as the meshes' models read them, and the resource of each. */
+function kubeObjects(resources: readonly ResourceView[]): {
+  objects: AdmissionObject[];
+  viewOf: (o: AdmissionObject) => ResourceView | undefined;
+} {
+  const kube = resources.filter((r) => isObj(r.inputs.metadata) && typeof r.inputs.kind === "string");
+  const byObject = new Map<unknown, ResourceView>(kube.map((r) => [r.inputs, r] as const));
+  return { objects: kube.map((r) => r.inputs as unknown as AdmissionObject), viewOf: (o) => byObject.get(o) };
+}
+
+/**
+ * Kubelet's probes of meshed pods get through the mesh's inbound policy: asked of each mesh's own model
+ * (lib/meshes/probes.ts, which the cluster tier runs over the charts' objects too). On Linkerd, once
+ * routes are attached to a Server, a probe is refused unless a route matching it is authorized from the
+ * networks kubelet probes from (linkerd/website 2-edge/tasks/configuring-per-route-policy.md). Pods that
+ * fail their probes never become ready, and a restart loop follows.
+ */
+export function probesAuthorized(resources: readonly ResourceView[]): Violation[] {
+  const { objects, viewOf } = kubeObjects(resources);
+  const values = (chart: string): Obj[] =>
+    resources
+      .filter((r) => r.type === helmRelease && at(r.inputs, "chart") === chart)
+      .map((r) => (isObj(at(r.inputs, "values")) ? (at(r.inputs, "values") as Obj) : {}));
+  return refusedProbes(meshAdmissions, objects, values).map((p) => {
+    const owner = viewOf(p.owner);
+    return {
+      invariant: "probes-authorized" as const,
+      resource: owner ? key(owner) : `${p.owner.kind}::${p.owner.metadata.name}`,
+      message: `${p.owner.kind} ${p.owner.metadata.namespace}/${p.owner.metadata.name}: ${p.message}`,
+    };
+  });
+}
+
+/**
+ * The cluster's own node and pod ranges: the platform's subnets but the proxy-only one. Callers from them
+ * are pods (a NetworkPolicy admits them by namespace) or kubelet (always admitted from its node). Where
+ * no subnet is in the program (a cluster made elsewhere), the private ranges stand in.
+ */
+function clusterRanges(resources: readonly ResourceView[]): string[] {
+  const subnets = resources.filter(
+    (r) =>
+      r.type === "gcp:compute/subnetwork:Subnetwork" && at(r.inputs, "purpose") !== "REGIONAL_MANAGED_PROXY",
+  );
+  if (subnets.length === 0) return [...privateNetworks];
+  return subnets.flatMap((r) => [
+    ...(str(at(r.inputs, "ipCidrRange")) ? [String(at(r.inputs, "ipCidrRange"))] : []),
+    ...((at(r.inputs, "secondaryIpRanges") as Obj[] | undefined) ?? []).flatMap((x) =>
+      typeof x.ipCidrRange === "string" ? [x.ipCidrRange] : [],
+    ),
+  ]);
+}
+
+/** Whether a selector (its `matchLabels`) selects pods with these labels. */
+const selects = (selector: unknown, podLabels: Obj): boolean =>
+  Object.entries((at(selector, "matchLabels") ?? {}) as Obj).every(([k, v]) => podLabels[k] === v);
+
+/** Whether a NetworkPolicy rule's peer lets the source in. */
+function peerAdmits(peer: Obj, source: MeshSource, policyNamespace: string): boolean {
+  if ("cidr" in source) {
+    const block = at(peer, "ipBlock");
+    const except = ((at(block, "except") as unknown[] | undefined) ?? []).map(String);
+    return (
+      isObj(block) &&
+      cidrWithin(source.cidr, String(block.cidr)) &&
+      !except.some((e) => cidrWithin(e, source.cidr) || cidrWithin(source.cidr, e))
+    );
+  }
+  const nsSelector = at(peer, "namespaceSelector");
+  if (nsSelector === undefined)
+    return at(peer, "podSelector") !== undefined && source.namespace === policyNamespace;
+  const labels = at(nsSelector, "matchLabels") as Obj | undefined;
+  return (
+    at(nsSelector, "matchExpressions") === undefined &&
+    Object.entries(labels ?? {}).every(
+      ([k, v]) => k === "kubernetes.io/metadata.name" && v === source.namespace,
+    )
+  );
+}
+
+/** Every mesh's grants (lib/meshes/<mesh>/grants.ts), each with the resource that holds its object. */
+function meshGrants(
+  resources: readonly ResourceView[],
+  cluster: readonly string[],
+): (MeshGrant & { readonly resource: ResourceView })[] {
+  const { objects, viewOf } = kubeObjects(resources);
+  const external = (cidr: string) =>
+    cidr !== "0.0.0.0/0" && cidr !== "::/0" && !cluster.some((c) => cidrWithin(cidr, c));
+  return meshAdmissions.flatMap((mesh) =>
+    mesh.grants(objects, external).flatMap((g) => {
+      const resource = viewOf(g.object);
+      return resource ? [{ ...g, resource }] : [];
+    }),
+  );
+}
+
+/**
+ * A mesh grant is worth nothing if the NetworkPolicy in front of the pods drops the connection first:
+ * a caller from another namespace (Linkerd's meshed calls arrive on the proxy's inbound port: the
+ * transport header, linkerd/website 2-edge/common-errors/network-policy.md), or a load balancer's
+ * range. Where a NetworkPolicy selects the pods, one of them must admit each such grant on its port.
+ * Callers from the cluster's own ranges (kubelet, Prometheus) are pods or the node: a NetworkPolicy
+ * admits those by namespace, or always (the node), so they are judged by the tests, not here.
+ */
+export function networkPolicyAdmitsMeshGrants(resources: readonly ResourceView[]): Violation[] {
+  const policies = resources.filter(
+    (r) => object(r).kind === "NetworkPolicy" && r.type.startsWith("kubernetes:"),
+  );
+  if (policies.length === 0) return [];
+  const isolating = (r: ResourceView) => {
+    const types = at(r.inputs, "spec", "policyTypes") as unknown[] | undefined;
+    return types === undefined ? true : types.includes("Ingress");
+  };
+  const out: Violation[] = [];
+  for (const grant of meshGrants(resources, clusterRanges(resources))) {
+    const applying = policies.filter(
+      (p) =>
+        object(p).namespace === grant.namespace &&
+        isolating(p) &&
+        selects(at(p.inputs, "spec", "podSelector"), grant.podLabels),
+    );
+    if (applying.length === 0) continue;
+    const admitted = grant.ports.every((port) =>
+      applying.some((p) =>
+        ((at(p.inputs, "spec", "ingress") as Obj[] | undefined) ?? []).some((rule) => {
+          const from = rule.from as Obj[] | undefined;
+          const ports = rule.ports as Obj[] | undefined;
+          const sourceOk =
+            from === undefined ||
+            from.length === 0 ||
+            from.some((peer) => peerAdmits(peer, grant.source, grant.namespace));
+          const portOk =
+            ports === undefined ||
+            ports.length === 0 ||
+            ports.some((q) => q.port === undefined || q.port === port);
+          return sourceOk && portOk;
+        }),
+      ),
+    );
+    if (admitted) continue;
+    const who =
+      "cidr" in grant.source
+        ? `clients from ${grant.source.cidr}`
+        : `workloads of namespace ${grant.source.namespace}`;
+    out.push({
+      invariant: "network-policy-admits-mesh-grants",
+      resource: key(grant.resource),
+      message: `${grant.by} lets ${who} into pods of ${grant.namespace}, but no NetworkPolicy there (${applying.map((p) => object(p).name).join(", ")}) admits them on port ${grant.ports.join(", ")}: their connections would be dropped before the mesh sees them. Let them in with the NetworkPolicy (docs/mesh-policy.md, "Namespace isolation"), or remove the grant`,
+    });
+  }
+  return out;
+}
