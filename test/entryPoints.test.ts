@@ -51,6 +51,7 @@ describe("what each entry point loads", () => {
         "deploy",
         "gcp",
         "index",
+        "json",
         "manifests",
         "meshes",
         "plan",

@@ -1,3 +1,5 @@
+import { isObj, list, obj, record, type Json } from "../json";
+
 /** A Kubernetes object as the cluster receives it: plain JSON. */
 export interface KubeObject {
   readonly apiVersion: string;
@@ -53,9 +55,9 @@ export interface PodTemplate {
   readonly captured?: string;
 }
 
-type Json = Record<string, unknown>;
-const obj = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
-const arr = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+/** The containers of a pod spec's list: its objects with a name, the one field every container has. */
+const containersOf = (v: unknown): Container[] =>
+  Array.isArray(v) ? v.filter((c: unknown): c is Container => isObj(c) && typeof c.name === "string") : [];
 
 /** The pod template of a workload object, if it has one. */
 export function podTemplateOf(o: KubeObject): PodTemplate | undefined {
@@ -88,12 +90,12 @@ export function podTemplateOf(o: KubeObject): PodTemplate | undefined {
   return {
     owner: o,
     namespace: o.metadata.namespace ?? "default",
-    labels: obj(meta.labels) as Record<string, string>,
-    annotations: obj(meta.annotations) as Record<string, string>,
+    labels: record(meta.labels),
+    annotations: record(meta.annotations),
     serviceAccountName: typeof pod.serviceAccountName === "string" ? pod.serviceAccountName : "default",
-    containers: arr<Container>(pod.containers),
-    initContainers: arr<Container>(pod.initContainers),
-    volumes: arr<Json>(pod.volumes),
+    containers: containersOf(pod.containers),
+    initContainers: containersOf(pod.initContainers),
+    volumes: list(pod.volumes),
     replicas,
   };
 }

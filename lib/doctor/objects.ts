@@ -1,27 +1,9 @@
 import type { KubeObject } from "../cluster";
+import { at, list, record, str } from "../json";
 
-/** Reading live objects: plain JSON from `kubectl get -o json`, read defensively. */
+/** Reading live objects: plain JSON from `kubectl get -o json`, read defensively (lib/json). */
 
-export type Json = Record<string, unknown>;
-
-export const isObj = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** The value at a path of keys, or undefined where any step is missing. */
-export const at = (v: unknown, ...path: readonly (string | number)[]): unknown =>
-  path.reduce<unknown>((cur, p) => {
-    if (typeof p === "number") return Array.isArray(cur) ? (cur as unknown[])[p] : undefined;
-    return isObj(cur) ? cur[p] : undefined;
-  }, v);
-
-export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-export const num = (v: unknown): number | undefined => (typeof v === "number" ? v : undefined);
-export const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObj) : []);
-export const strings = (v: unknown): string[] =>
-  Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
-export const record = (v: unknown): Record<string, string> =>
-  isObj(v)
-    ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === "string"))
-    : {};
+export { at, isObj, list, num, record, str, strings, type Json } from "../json";
 
 export const labelsOf = (o: KubeObject): Record<string, string> => record(o.metadata.labels);
 export const annotationsOf = (o: KubeObject): Record<string, string> => record(o.metadata.annotations);

@@ -8,6 +8,7 @@ import {
   type MadeCertificate,
   type MountedSecret,
 } from "../versions";
+import { at, list, obj, str, strings, type Json } from "../json";
 import type { ResourceView } from "./resources";
 
 /**
@@ -38,11 +39,6 @@ export interface CertificateEntry {
   readonly resource: string;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const at = (v: unknown, ...path: string[]): unknown =>
-  path.reduce<unknown>((cur, p) => (isObj(cur) ? cur[p] : undefined), v);
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 const key = (r: ResourceView) => `${r.type}::${r.name}`;
 
 const helmRelease = "kubernetes:helm.sh/v3:Release";
@@ -54,7 +50,7 @@ interface KubeView {
   readonly apiVersion: string;
   readonly name: string;
   readonly namespace?: string;
-  readonly spec: Obj;
+  readonly spec: Json;
 }
 
 function kubeView(r: ResourceView): KubeView {
@@ -65,7 +61,7 @@ function kubeView(r: ResourceView): KubeView {
     apiVersion: str(at(r.inputs, "apiVersion")) ?? "",
     name: str(at(metadata, "name")) ?? "",
     namespace: str(at(metadata, "namespace")),
-    spec: isObj(at(r.inputs, "spec")) ? (at(r.inputs, "spec") as Obj) : {},
+    spec: obj(at(r.inputs, "spec")),
   };
 }
 
@@ -93,7 +89,7 @@ export function certificateInventory(resources: readonly ResourceView[]): Certif
   const perRelease = releases.flatMap((r) => {
     const chart = chartOf(r);
     if (!chart) return [];
-    const values = isObj(at(r.inputs, "values")) ? (at(r.inputs, "values") as Obj) : {};
+    const values = obj(at(r.inputs, "values"));
     const view = {
       name: str(at(r.inputs, "name")) ?? r.name,
       namespace: str(at(r.inputs, "namespace")) ?? "default",
@@ -224,7 +220,7 @@ export function certificateInventory(resources: readonly ResourceView[]): Certif
     if (o.kind === "ManagedCertificate" && o.apiVersion.startsWith("networking.gke.io/")) {
       entries.push({
         certificate: `ManagedCertificate ${o.namespace ?? "default"}/${o.name}`,
-        purpose: `TLS for ${((at(o.spec, "domains") as string[] | undefined) ?? []).join(", ")} at a GCE Ingress`,
+        purpose: `TLS for ${strings(at(o.spec, "domains")).join(", ")} at a GCE Ingress`,
         source: "GKE",
         lifetime: "90 days (Google-managed)",
         issuer: ["Google Trust Services"],
@@ -234,7 +230,7 @@ export function certificateInventory(resources: readonly ResourceView[]): Certif
     }
     const preShared = [
       str(at(o.r.inputs, "metadata", "annotations", gkeAnnotations.preSharedCert)),
-      ...((at(o.spec, "listeners") as Obj[] | undefined) ?? []).map((l) =>
+      ...list(at(o.spec, "listeners")).map((l) =>
         str(at(l, "tls", "options", gkeAnnotations.gatewayPreSharedCerts)),
       ),
     ].filter((v): v is string => v !== undefined);
@@ -255,7 +251,7 @@ export function certificateInventory(resources: readonly ResourceView[]): Certif
     const managed = at(r.inputs, "managed");
     entries.push({
       certificate: `Certificate Manager certificate ${str(at(r.inputs, "name")) ?? r.name}`,
-      purpose: `TLS for ${((at(managed, "domains") as string[] | undefined) ?? []).join(", ")} at the shared Gateway`,
+      purpose: `TLS for ${strings(at(managed, "domains")).join(", ")} at the shared Gateway`,
       source: "Certificate Manager",
       lifetime: managed ? "90 days (Google-managed)" : "that of the certificate uploaded",
       issuer: [managed ? "Google Trust Services" : "yours"],
@@ -285,7 +281,7 @@ function madeEntry(
   };
 }
 
-function issuerRefOf(spec: Obj, namespace: string): IssuerReference | undefined {
+function issuerRefOf(spec: Json, namespace: string): IssuerReference | undefined {
   const name = str(at(spec, "issuerRef", "name"));
   if (!name) return undefined;
   const kind = str(at(spec, "issuerRef", "kind")) === "ClusterIssuer" ? "ClusterIssuer" : "Issuer";
@@ -307,8 +303,7 @@ function purposeOf(c: KubeView, objects: readonly KubeView[], clusterResourceNam
   const bundles = objects
     .filter(
       (o) =>
-        o.kind === "Bundle" &&
-        ((at(o.spec, "sources") as Obj[] | undefined) ?? []).some((s) => at(s, "secret", "name") === secret),
+        o.kind === "Bundle" && list(at(o.spec, "sources")).some((s) => at(s, "secret", "name") === secret),
     )
     .map((o) => `Bundle ${o.name}`);
   const parts = [
@@ -316,7 +311,7 @@ function purposeOf(c: KubeView, objects: readonly KubeView[], clusterResourceNam
     ...(signs.length > 0 ? [`CA of ${signs.join(", ")}`] : []),
   ];
   if (parts.length > 0) return parts.join("; ");
-  const names = (c.spec.dnsNames as string[] | undefined) ?? [];
+  const names = strings(c.spec.dnsNames);
   return c.spec.isCA === true
     ? "a CA"
     : `TLS for ${names.join(", ") || str(c.spec.commonName) || "its subject"}`;

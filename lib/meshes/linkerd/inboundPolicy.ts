@@ -1,4 +1,5 @@
 import { parseCidr } from "../../config";
+import { list, obj, str, strings, type Json } from "../../json";
 import { routeMatchesGet } from "../../manifests/paths";
 import { selects, type SelectorSpec } from "../../manifests/selectors";
 import { privateNetworks } from "../../versions";
@@ -17,11 +18,6 @@ import type { AdmissionObject, AdmittedPod, MeshProbe, MeshScrape } from "../mes
  * - kubelet's probe, from any address of the control plane's probe networks: a network admits it only
  *   where it holds every one of them.
  */
-
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
-const arr = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 const policyGroup = "policy.linkerd.io";
 const isPolicy = (o: AdmissionObject, kind: string) =>
@@ -49,20 +45,20 @@ function controllerFlags(
   const destination = objects.find(
     (o) => o.kind === "Deployment" && o.metadata.name === "linkerd-destination",
   );
-  const containers = arr(obj(obj(obj(destination?.spec).template).spec).containers);
-  const args = (containers.find((c) => c.name === "policy")?.args as string[] | undefined) ?? [];
+  const containers = list(obj(obj(obj(destination?.spec).template).spec).containers);
+  const args = strings(containers.find((c) => c.name === "policy")?.args);
   const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const list = (value: string | undefined) => value?.split(",").filter((n) => n !== "");
+  const split = (value: string | undefined) => value?.split(",").filter((n) => n !== "");
   const probeValues = obj(values.policyController).probeNetworks;
   return {
     // The chart's proxy.defaultInboundPolicy and clusterNetworks defaults (values.yaml).
     defaultPolicy:
       flag("default-policy") ?? str(obj(values.proxy).defaultInboundPolicy) ?? "all-unauthenticated",
-    clusterNetworks: list(flag("cluster-networks")) ??
-      list(str(values.clusterNetworks)) ?? [...privateNetworks],
+    clusterNetworks: split(flag("cluster-networks")) ??
+      split(str(values.clusterNetworks)) ?? [...privateNetworks],
     // The chart's policyController.probeNetworks default: every address (values.yaml).
     probeNetworks:
-      list(flag("probe-networks")) ??
+      split(flag("probe-networks")) ??
       (Array.isArray(probeValues) ? probeValues.map(String) : ["0.0.0.0/0", "::/0"]),
   };
 }
@@ -109,10 +105,10 @@ function holds(cidr: string, except: readonly string[], inner: string): boolean 
 }
 
 /** Whether a list of `{cidr, except}` networks lets the client in. */
-function networksAdmit(networks: readonly Obj[], client: Client): boolean {
+function networksAdmit(networks: readonly Json[], client: Client): boolean {
   const parts = networks.map((n) => ({
     cidr: str(n.cidr) ?? "",
-    except: (n.except as string[] | undefined) ?? [],
+    except: strings(n.except),
   }));
   return client.kind === "scraper"
     ? parts.some((n) => admitsScraper(n.cidr, n.except, client.range))
@@ -137,7 +133,7 @@ function inPorts(value: string | undefined, port: number): boolean {
  * policy_client_authz: no network means every network; a missing one makes the policy ignored).
  */
 function policyAllows(policy: AdmissionObject, objects: readonly AdmissionObject[], client: Client): boolean {
-  const refs = arr(obj(policy.spec).requiredAuthenticationRefs);
+  const refs = list(obj(policy.spec).requiredAuthenticationRefs);
   if (refs.some((r) => r.kind !== "NetworkAuthentication")) return false;
   return refs.every((r) => {
     const namespace = str(r.namespace) ?? policy.metadata.namespace;
@@ -147,7 +143,7 @@ function policyAllows(policy: AdmissionObject, objects: readonly AdmissionObject
         o.metadata.namespace === namespace &&
         o.metadata.name === r.name,
     );
-    return networksAdmit(arr(obj(authn?.spec).networks), client);
+    return networksAdmit(list(obj(authn?.spec).networks), client);
   });
 }
 
@@ -158,7 +154,7 @@ function policyAllows(policy: AdmissionObject, objects: readonly AdmissionObject
 function serverAuthorizationAllows(sa: AdmissionObject, client: Client): boolean {
   const spec = obj(obj(sa.spec).client);
   if (spec.unauthenticated !== true) return false;
-  const networks = arr(spec.networks);
+  const networks = list(spec.networks);
   return networks.length === 0 || networksAdmit(networks, client);
 }
 
@@ -201,7 +197,7 @@ function inboundServer(
     routes: inNamespace.filter(
       (o) =>
         o.kind === "HTTPRoute" &&
-        arr(obj(o.spec).parentRefs).some(
+        list(obj(o.spec).parentRefs).some(
           (p) => p.group === policyGroup && p.kind === "Server" && p.name === name,
         ),
     ),
