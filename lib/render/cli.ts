@@ -435,7 +435,7 @@ async function renderOne(
   };
   if (!json) io.stdout(summaryText(rendered, report));
   if (flags.has("--stages")) {
-    const stages = stageGraph(rendered.result.resources);
+    const stages = stageGraph(rendered.result);
     if (json) report.stages = stages;
     else io.stdout(`\n${stages}`);
   }

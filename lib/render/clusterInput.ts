@@ -1,6 +1,5 @@
 import type { ClusterInput, KubeObject } from "../cluster";
 import type { Tier } from "../config";
-import { applyOrder } from "./graph";
 import { helmCharts, helmReleases, isCrdChart, kubernetesObjects } from "./files";
 import type { RenderResult } from "./run";
 
@@ -18,7 +17,7 @@ export function clusterInputOf(label: string, tier: Tier, result: RenderResult):
     label,
     tier,
     objects: kubernetesObjects(result).map((r) => r.inputs as unknown as KubeObject),
-    releases: applyOrder(result.resources)
+    releases: result.order
       .filter((r) => templated.has(r))
       .map((r) => ({
         name: String(r.inputs.name),

@@ -1,7 +1,7 @@
 import * as YAML from "yaml";
 import { certificateInventory, type CertificateEntry } from "../safety";
 import { viewsOf } from "./views";
-import { applyOrder, criticalPath, mermaid, shortType } from "./graph";
+import { criticalPath, mermaid, shortType } from "./graph";
 import type { RenderResult, RenderedOptions, RenderedResource } from "./run";
 
 /** The files a render writes, by name. Pure: the same result always gives the same bytes. */
@@ -10,7 +10,7 @@ export function renderFiles(result: RenderResult): Record<string, string> {
     "resources.yaml": resourcesYaml(result),
     "manifests.yaml": manifestsYaml(result),
     "helm-releases.yaml": helmReleasesYaml(result),
-    "graph.mmd": mermaid(result.resources),
+    "graph.mmd": mermaid(result),
     "certificates.yaml": certificatesYaml(result),
   };
 }
@@ -82,13 +82,13 @@ const crdChartNote = "CRDs only, server-side applied, upgraded with the pin";
 
 /** Kubernetes objects the program creates itself (not through a Helm chart), in apply order. */
 export function kubernetesObjects(result: RenderResult): RenderedResource[] {
-  return applyOrder(result.resources).filter(
+  return result.order.filter(
     (r) => r.type.startsWith("kubernetes:") && r.type !== helmReleaseType && !r.remote && !r.read,
   );
 }
 
 export function helmReleases(result: RenderResult): RenderedResource[] {
-  return applyOrder(result.resources).filter((r) => r.type === helmReleaseType);
+  return result.order.filter((r) => r.type === helmReleaseType);
 }
 
 /**
@@ -96,7 +96,7 @@ export function helmReleases(result: RenderResult): RenderedResource[] {
  * order: the platform's CRD charts.
  */
 export function helmCharts(result: RenderResult): RenderedResource[] {
-  return applyOrder(result.resources).filter((r) => r.type === helmChartType);
+  return result.order.filter((r) => r.type === helmChartType);
 }
 
 /** What a CRD chart is: its transforms keep only CRDs, retain them and force the apply. */
@@ -115,7 +115,7 @@ export function isCrdChart(r: RenderedResource): boolean {
 const patchForceAnnotation = "pulumi.com/patchForce";
 
 function resourcesYaml(result: RenderResult): string {
-  const order = new Map(applyOrder(result.resources).map((r, i) => [r.key, i]));
+  const order = new Map(result.order.map((r, i) => [r.key, i]));
   const byPosition = [...result.resources].sort(
     (a, b) => (order.get(a.key) ?? -1) - (order.get(b.key) ?? -1) || compareText(a.key, b.key),
   );
@@ -167,7 +167,7 @@ function manifestsYaml(result: RenderResult): string {
 
 function helmReleasesYaml(result: RenderResult): string {
   const charts = new Set(helmCharts(result));
-  const listed = applyOrder(result.resources).filter((r) => r.type === helmReleaseType || charts.has(r));
+  const listed = result.order.filter((r) => r.type === helmReleaseType || charts.has(r));
   const releases = listed.map((r) => {
     const i = r.inputs as {
       name?: string;
@@ -245,7 +245,7 @@ export function summary(result: RenderResult, outDir: string): string {
     }
   };
   list(undefined, "  ");
-  const path = criticalPath(result.resources);
+  const path = criticalPath(result.order);
   lines.push(`  critical path (${path.length} steps): ${path.map((k) => k.split("::")[1]).join(" -> ")}`);
   lines.push(...certificateLines(certificatesOf(result)));
   if (result.warnings.length > 0) {

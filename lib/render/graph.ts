@@ -1,4 +1,4 @@
-import type { RenderedResource } from "./run";
+import type { RenderResult, RenderedResource } from "./run";
 
 /**
  * The order `pulumi up` may create resources in: every resource after everything it depends on.
@@ -34,9 +34,11 @@ export function applyOrder(resources: readonly RenderedResource[]): RenderedReso
   return order;
 }
 
-/** The longest chain of dependencies: the least number of sequential steps `pulumi up` needs. */
-export function criticalPath(resources: readonly RenderedResource[]): string[] {
-  const order = applyOrder(resources);
+/**
+ * The longest chain of dependencies: the least number of sequential steps `pulumi up` needs. From a
+ * render's apply order (`RenderResult.order`).
+ */
+export function criticalPath(order: readonly RenderedResource[]): string[] {
   const longest = new Map<string, { length: number; previous?: string }>();
   for (const r of order) {
     let best: { length: number; previous?: string } = { length: 1 };
@@ -61,8 +63,7 @@ export function criticalPath(resources: readonly RenderedResource[]): string[] {
 }
 
 /** The dependency graph as a Mermaid flowchart: components as nested subgraphs, arrows from prerequisite to dependent. */
-export function mermaid(resources: readonly RenderedResource[]): string {
-  const order = applyOrder(resources);
+export function mermaid({ resources, order }: Pick<RenderResult, "resources" | "order">): string {
   const ids = new Map<string, string>();
   resources.forEach((r, i) => ids.set(r.key, `${r.custom ? "r" : "c"}${i}`));
   const childrenOf = new Map<string | undefined, RenderedResource[]>();
@@ -205,7 +206,7 @@ class MinHeap<T> {
  * arrow wherever something in one part waits for something in another. Rendered from the real
  * dependency graph, so it cannot drift from what `pulumi up` does.
  */
-export function stageGraph(resources: readonly RenderedResource[]): string {
+export function stageGraph({ resources, order }: Pick<RenderResult, "resources" | "order">): string {
   const byKey = new Map(resources.map((r) => [r.key, r]));
   const root = resources.find((r) => !r.parent && !r.custom);
   const partOf = (key: string): string | undefined => {
@@ -214,19 +215,19 @@ export function stageGraph(resources: readonly RenderedResource[]): string {
     if (!cur) return undefined;
     return cur.custom ? "apps" : shortType(cur.type);
   };
-  const order: string[] = [];
+  const parts: string[] = [];
   const edges = new Set<string>();
-  for (const r of applyOrder(resources)) {
+  for (const r of order) {
     const to = partOf(r.key);
     if (!to) continue;
-    if (!order.includes(to)) order.push(to);
+    if (!parts.includes(to)) parts.push(to);
     for (const d of r.dependencies) {
       const from = partOf(d);
       if (from && from !== to) edges.add(`${from} --> ${to}`);
     }
   }
   const id = (part: string) => part.replace(/[^A-Za-z0-9]/g, "");
-  const lines = ["flowchart LR", ...order.map((p) => `  ${id(p)}["${p}"]`)];
+  const lines = ["flowchart LR", ...parts.map((p) => `  ${id(p)}["${p}"]`)];
   for (const e of [...edges].sort()) {
     const [from, to] = e.split(" --> ");
     lines.push(`  ${id(from)} --> ${id(to)}`);

@@ -124,7 +124,7 @@ export function stackReport(
         ...(c.parent ? { parent: names.byKey.get(c.parent)?.name ?? c.parent } : {}),
         resources: Object.fromEntries(byKind(names.ownResources(c.key))),
       })),
-    criticalPath: criticalPath(result.resources).map((key) => {
+    criticalPath: criticalPath(result.order).map((key) => {
       const r = names.byKey.get(key);
       const within = r?.parent ? names.chain(r.parent) : undefined;
       return { resource: key, shown: r ? names.step(r) : key, ...(within ? { component: within } : {}) };

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { RemoteChildren } from "../safety";
 import { secretPlaceholder } from "../config";
+import { applyOrder } from "./graph";
 import { OfflineMocks } from "./mocks";
 
 /** The options of a resource that matter to a reviewer of a deployment. */
@@ -55,6 +56,12 @@ export interface RenderResult {
   readonly stack: string;
   /** In registration order. */
   readonly resources: readonly RenderedResource[];
+  /**
+   * The custom resources (the same objects as in `resources`) in the order `pulumi up` may create them,
+   * computed once by the render (`applyOrder`): every file, the summary, the critical path and the graphs
+   * follow it. A result made with other resources takes their `applyOrder`.
+   */
+  readonly order: readonly RenderedResource[];
   /** Stack outputs, secrets shown as `[secret]`. */
   readonly outputs: Readonly<Record<string, unknown>>;
   /** Warnings the program logged. */
@@ -258,6 +265,7 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
     project: args.project,
     stack: args.stack,
     resources,
+    order: applyOrder(resources),
     outputs: await plainOutputs(rawOutputs),
     warnings,
   };

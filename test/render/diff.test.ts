@@ -6,6 +6,7 @@ import * as YAML from "yaml";
 import { findHelm } from "../../lib/cluster";
 import { run } from "./cliHarness";
 import {
+  applyOrder,
   clusterObjectsOf,
   diffRenders,
   diffSummary,
@@ -393,14 +394,12 @@ describe("chart objects: cluster-objects.yaml", () => {
       const dir = program("bump", devConfig());
       const rendered = await render(dir, "bump", true);
       // The earlier state: the same render with cert-manager at v1.21.1, templated from that chart.
-      const earlier: RenderResult = {
-        ...rendered.result,
-        resources: rendered.result.resources.map((r) =>
-          r.type === "kubernetes:helm.sh/v3:Release" && r.inputs.chart === "cert-manager"
-            ? { ...r, inputs: { ...r.inputs, version: "v1.21.1" } }
-            : r,
-        ),
-      };
+      const resources = rendered.result.resources.map((r) =>
+        r.type === "kubernetes:helm.sh/v3:Release" && r.inputs.chart === "cert-manager"
+          ? { ...r, inputs: { ...r.inputs, version: "v1.21.1" } }
+          : r,
+      );
+      const earlier: RenderResult = { ...rendered.result, resources, order: applyOrder(resources) };
       const before: RenderFiles = {
         ...renderFiles(earlier),
         "cluster-objects.yaml": (
