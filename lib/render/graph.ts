@@ -1,11 +1,30 @@
-import type { RenderResult, RenderedResource } from "./run";
+/**
+ * What ordering and drawing read of a rendered resource (`GraphResource`, lib/render/run.ts): the
+ * render's own records, or any with these fields.
+ */
+export interface GraphResource {
+  readonly key: string;
+  readonly type: string;
+  readonly name: string;
+  readonly custom: boolean;
+  readonly parent?: string;
+  readonly dependencies: readonly string[];
+  readonly inputs: Readonly<Record<string, unknown>>;
+}
+
+/** Resources with their apply order, as a render returns them (`RenderResult`). */
+export interface OrderedResources {
+  readonly resources: readonly GraphResource[];
+  /** The custom resources in apply order (`applyOrder`). */
+  readonly order: readonly GraphResource[];
+}
 
 /**
  * The order `pulumi up` may create resources in: every resource after everything it depends on.
  * Among resources that are ready together, Kubernetes objects follow Helm's install order by kind
  * (CRDs and Namespaces first) and then their key, so the order is stable across renders.
  */
-export function applyOrder(resources: readonly RenderedResource[]): RenderedResource[] {
+export function applyOrder<R extends GraphResource>(resources: readonly R[]): R[] {
   const customs = resources.filter((r) => r.custom);
   const byKey = new Map(customs.map((r) => [r.key, r]));
   const waiting = new Map<string, number>();
@@ -15,16 +34,16 @@ export function applyOrder(resources: readonly RenderedResource[]): RenderedReso
     waiting.set(r.key, deps.length);
     for (const d of deps) dependents.set(d, [...(dependents.get(d) ?? []), r.key]);
   }
-  const ready = new MinHeap<RenderedResource>(compareForApply);
+  const ready = new MinHeap<R>(compareForApply);
   for (const r of customs) if (waiting.get(r.key) === 0) ready.push(r);
-  const order: RenderedResource[] = [];
+  const order: R[] = [];
   while (ready.size > 0) {
-    const next = ready.pop() as RenderedResource;
+    const next = ready.pop() as R;
     order.push(next);
     for (const d of dependents.get(next.key) ?? []) {
       const left = (waiting.get(d) ?? 0) - 1;
       waiting.set(d, left);
-      if (left === 0) ready.push(byKey.get(d) as RenderedResource);
+      if (left === 0) ready.push(byKey.get(d) as R);
     }
   }
   if (order.length !== customs.length) {
@@ -38,7 +57,7 @@ export function applyOrder(resources: readonly RenderedResource[]): RenderedReso
  * The longest chain of dependencies: the least number of sequential steps `pulumi up` needs. From a
  * render's apply order (`RenderResult.order`).
  */
-export function criticalPath(order: readonly RenderedResource[]): string[] {
+export function criticalPath(order: readonly GraphResource[]): string[] {
   const longest = new Map<string, { length: number; previous?: string }>();
   for (const r of order) {
     let best: { length: number; previous?: string } = { length: 1 };
@@ -63,10 +82,10 @@ export function criticalPath(order: readonly RenderedResource[]): string[] {
 }
 
 /** The dependency graph as a Mermaid flowchart: components as nested subgraphs, arrows from prerequisite to dependent. */
-export function mermaid({ resources, order }: Pick<RenderResult, "resources" | "order">): string {
+export function mermaid({ resources, order }: OrderedResources): string {
   const ids = new Map<string, string>();
   resources.forEach((r, i) => ids.set(r.key, `${r.custom ? "r" : "c"}${i}`));
-  const childrenOf = new Map<string | undefined, RenderedResource[]>();
+  const childrenOf = new Map<string | undefined, GraphResource[]>();
   const position = new Map(order.map((r, i) => [r.key, i]));
   for (const r of resources) childrenOf.set(r.parent, [...(childrenOf.get(r.parent) ?? []), r]);
 
@@ -94,7 +113,7 @@ export function mermaid({ resources, order }: Pick<RenderResult, "resources" | "
   return lines.join("\n") + "\n";
 }
 
-function label(r: RenderedResource): string {
+function label(r: GraphResource): string {
   const kind = shortType(r.type);
   const objectName = objectNameOf(r);
   return `${kind}<br/>${escape(objectName ?? r.name)}`;
@@ -106,7 +125,7 @@ export function shortType(type: string): string {
   return type.split(":").pop() ?? type;
 }
 
-function objectNameOf(r: RenderedResource): string | undefined {
+function objectNameOf(r: GraphResource): string | undefined {
   const metadata = r.inputs.metadata as { name?: unknown; namespace?: unknown } | undefined;
   if (typeof metadata?.name !== "string") return undefined;
   // The kind is the label's first line already.
@@ -150,7 +169,7 @@ const kindOrder = [
   "APIService",
 ];
 
-function rank(r: RenderedResource): number {
+function rank(r: GraphResource): number {
   const kind = typeof r.inputs.kind === "string" ? r.inputs.kind : undefined;
   const i = kind ? kindOrder.indexOf(kind) : -1;
   // Cloud resources first, then known kinds in Helm's order, then custom resources.
@@ -158,7 +177,7 @@ function rank(r: RenderedResource): number {
   return i === -1 ? kindOrder.length : i;
 }
 
-function compareForApply(a: RenderedResource, b: RenderedResource): number {
+function compareForApply(a: GraphResource, b: GraphResource): number {
   return rank(a) - rank(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 }
 
@@ -206,7 +225,7 @@ class MinHeap<T> {
  * arrow wherever something in one part waits for something in another. Rendered from the real
  * dependency graph, so it cannot drift from what `pulumi up` does.
  */
-export function stageGraph({ resources, order }: Pick<RenderResult, "resources" | "order">): string {
+export function stageGraph({ resources, order }: OrderedResources): string {
   const byKey = new Map(resources.map((r) => [r.key, r]));
   const root = resources.find((r) => !r.parent && !r.custom);
   const partOf = (key: string): string | undefined => {

@@ -16,7 +16,14 @@ export {
   type RenderFiles,
 } from "./diff";
 export { diffSummary, diffYaml } from "./diffOutput";
-export { applyOrder, criticalPath, mermaid, stageGraph } from "./graph";
+export {
+  applyOrder,
+  criticalPath,
+  mermaid,
+  stageGraph,
+  type GraphResource,
+  type OrderedResources,
+} from "./graph";
 export { certificatesOf, durationText, helmReleases, kubernetesObjects, renderFiles, summary } from "./files";
 export { autoName, placeholder } from "./mocks";
 export { viewsOf } from "./views";
