@@ -8,6 +8,7 @@ import {
 import type { CrossingFinding } from "./crossings";
 import { nameOf, type KubeObject } from "./objects";
 import type { ObjectSet, TemplatedRelease } from "./objectSet";
+import { list, obj, str } from "../json";
 
 /**
  * The certificate inventory's chart facts (lib/versions/certificates.ts), which the render's
@@ -17,10 +18,6 @@ import type { ObjectSet, TemplatedRelease } from "./objectSet";
  * does not bear out, or an object no fact predicts, is a finding: the inventory would judge a
  * certificate that does not exist, or miss one that does.
  */
-
-type Json = Record<string, unknown>;
-const obj = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 const isCertManager = (o: KubeObject, kind: string) =>
   o.kind === kind && o.apiVersion.startsWith("cert-manager.io/");
@@ -38,9 +35,7 @@ function templateCaBundle(o: KubeObject): boolean {
     o.kind === "APIService"
       ? [str(obj(o.spec).caBundle) ?? ""]
       : o.kind === "MutatingWebhookConfiguration" || o.kind === "ValidatingWebhookConfiguration"
-        ? (Array.isArray(o.webhooks) ? o.webhooks : []).map(
-            (w) => str(obj(obj(w).clientConfig).caBundle) ?? "",
-          )
+        ? list(o.webhooks).map((w) => str(obj(w.clientConfig).caBundle) ?? "")
         : [];
   const injected = Object.keys(o.metadata.annotations ?? {}).some((a) =>
     a.startsWith("cert-manager.io/inject-ca-from"),
@@ -55,10 +50,8 @@ function mountedSecrets(set: ObjectSet, release: TemplatedRelease): Set<string> 
     if (set.releaseOf.get(pod.owner) !== release) continue;
     for (const v of pod.volumes) {
       const direct = str(obj(v.secret).secretName);
-      const projected = (
-        Array.isArray(obj(v.projected).sources) ? (obj(v.projected).sources as unknown[]) : []
-      )
-        .map((s) => str(obj(obj(s).secret).name))
+      const projected = list(obj(v.projected).sources)
+        .map((s) => str(obj(s.secret).name))
         .filter((n): n is string => n !== undefined);
       for (const name of [...(direct ? [direct] : []), ...projected]) out.add(`${pod.namespace}/${name}`);
     }

@@ -1,6 +1,7 @@
 export * from "./objects";
 export * from "./helm";
 export * from "./objectSet";
+export * from "./findings";
 export * from "./invariants";
 export * from "./crossings";
 export * from "./relabel";

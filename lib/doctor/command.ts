@@ -1,6 +1,6 @@
 import * as path from "path";
 import { nearest } from "../config";
-import { flagLines, parseFlags, UsageError, type CliIo, type Flag } from "../render/cli";
+import { flagLines, parseFlags, UsageError, type CliIo, type Flag } from "../render/commandLine";
 import { RenderInputError, displayPath, projectFileOf, readProject, stacksOf } from "../render/project";
 import { doctor, type DoctorOptions } from "./doctor";
 import { DoctorError } from "./kubectl";

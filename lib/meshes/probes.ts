@@ -1,15 +1,11 @@
 import type { AdmissionObject, AdmittedPod, MeshAdmission } from "./mesh";
+import { list, obj, record } from "../json";
 
 /**
  * Kubelet's HTTP probes of every pod that gets a mesh's proxy or is captured by its node proxy, each
  * judged by that mesh's own inbound model (`MeshAdmission.probeRefusal`). The render's invariants, the
  * policy pack and the cluster tier all ask this one function, over the objects each of them sees.
  */
-
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
-const strings = (v: unknown): Record<string, string> =>
-  Object.fromEntries(Object.entries(obj(v)).filter((e): e is [string, string] => typeof e[1] === "string"));
 
 /** Workloads whose pods kubelet probes for as long as they run. */
 const podOwners = new Set(["Deployment", "StatefulSet", "DaemonSet"]);
@@ -46,10 +42,10 @@ export function refusedProbes(
     const template = obj(obj(owner.spec).template);
     const ns = namespaces.get(namespace) ?? {};
     const pod: AdmittedPod = {
-      labels: strings(obj(template.metadata).labels),
-      annotations: strings(obj(template.metadata).annotations),
-      namespaceLabels: strings(ns.labels),
-      namespaceAnnotations: strings(ns.annotations),
+      labels: record(obj(template.metadata).labels),
+      annotations: record(obj(template.metadata).annotations),
+      namespaceLabels: record(ns.labels),
+      namespaceAnnotations: record(ns.annotations),
       workload: owner.metadata.name,
       workloadKind: owner.kind,
     };
@@ -59,8 +55,8 @@ export function refusedProbes(
       if (!sidecar && !captured) continue;
       const serving = mesh.servingControlPlanes(pod, controlPlanes(mesh.proxyConfigChart));
       const containers = obj(template.spec).containers;
-      for (const c of Array.isArray(containers) ? containers.map(obj) : []) {
-        const ports = (Array.isArray(c.ports) ? c.ports : []).map(obj);
+      for (const c of list(containers)) {
+        const ports = list(c.ports);
         for (const probe of probeKinds) {
           const get = obj(obj(c[probe]).httpGet);
           if (get.port === undefined) continue;

@@ -1,3 +1,8 @@
+import { at, isObj, type Json as Obj } from "../json";
+
+/** The checks read resources' inputs through the project's JSON accessors. */
+export { at, isObj, str, type Json as Obj } from "../json";
+
 /**
  * What every safety invariant reads and reports: resources as Pulumi sees them, and the names, meanings
  * and findings of the invariants.
@@ -56,13 +61,7 @@ export interface Violation {
   readonly message: string;
 }
 
-export type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-export const at = (v: unknown, ...path: string[]): unknown =>
-  path.reduce<unknown>((cur, p) => (isObj(cur) ? cur[p] : undefined), v);
 export const key = (r: ResourceView) => `${r.type}::${r.name}`;
-/** A string input as-is; anything else is not a usable name. */
-export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 export const helmRelease = "kubernetes:helm.sh/v3:Release";
 /** A chart the provider renders and applies object by object: the platform's CRD charts. */

@@ -1,8 +1,8 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import type { CliIo } from "../../lib/render/cli";
-import { UsageError } from "../../lib/render/cli";
+import type { CliIo } from "../../lib/render/commandLine";
+import { UsageError } from "../../lib/render/commandLine";
 import {
   checkNames,
   doctor,

@@ -16,7 +16,7 @@ import {
   type Finding,
   type StackRender,
 } from "../../lib/doctor";
-import type { CliIo } from "../../lib/render/cli";
+import type { CliIo } from "../../lib/render/commandLine";
 import { clusterTools, startCluster, type Cluster } from "../real/apiServer";
 import { issue, makeCa, type KeyPair } from "../real/pki";
 import { run, waitFor } from "../real/processes";

@@ -1,6 +1,7 @@
 import * as fs from "fs";
 import * as path from "path";
-import { main, type CliIo } from "../../lib/render/cli";
+import { main } from "../../lib/render/cli";
+import type { CliIo } from "../../lib/render/commandLine";
 
 /** What the command-line tests share: running the command in-process, and scratch programs. */
 

@@ -3,7 +3,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
-import { main, type CliIo } from "../../lib/render/cli";
+import { main } from "../../lib/render/cli";
+import type { CliIo } from "../../lib/render/commandLine";
 import {
   indexFileName,
   recordedIndexReader,

@@ -1,4 +1,5 @@
 import type { AdmissionObject, MeshGrant } from "../mesh";
+import { list, obj, type Json } from "../../json";
 
 /**
  * The callers Istio's ALLOW AuthorizationPolicies let into the pods they select from another namespace
@@ -6,15 +7,11 @@ import type { AdmissionObject, MeshGrant } from "../mesh";
  * containers declare.
  */
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
-const arr = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
-
 /** Workloads whose pods a policy's selector picks. */
 const podOwners = new Set(["Deployment", "StatefulSet", "DaemonSet"]);
 
 /** Whether a selector (its `matchLabels`) selects pods with these labels. */
-const selects = (selector: unknown, podLabels: Obj): boolean =>
+const selects = (selector: unknown, podLabels: Json): boolean =>
   Object.entries(obj(obj(selector).matchLabels)).every(([k, v]) => podLabels[k] === v);
 
 export function istioGrants(
@@ -39,14 +36,14 @@ export function istioGrants(
           .filter((w) => w.metadata.namespace === ns)
           .map((w) => obj(obj(w.spec).template))
           .filter((t) => selects(spec.selector, obj(obj(t.metadata).labels)))
-          .flatMap((t) => arr(obj(t.spec).containers).flatMap((c) => arr(c.ports)))
+          .flatMap((t) => list(obj(t.spec).containers).flatMap((c) => list(c.ports)))
           .map((p) => p.containerPort)
           .filter((p): p is number => typeof p === "number"),
       ),
     ];
     if (podPorts.length === 0) continue;
-    for (const rule of arr(spec.rules)) {
-      for (const f of arr(rule.from)) {
+    for (const rule of list(spec.rules)) {
+      for (const f of list(rule.from)) {
         const source = obj(f.source);
         const by = `AuthorizationPolicy ${ns}/${policy.metadata.name}`;
         const base = { object: policy, by, namespace: ns, podLabels, ports: podPorts };

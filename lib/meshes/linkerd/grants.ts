@@ -1,16 +1,12 @@
 import { linkerdFacts } from "../../versions";
 import type { AdmissionObject, MeshGrant } from "../mesh";
+import { list, obj, str } from "../../json";
 
 /**
  * The callers Linkerd's policy lets into a Server's pods from another namespace or from outside the
  * cluster: each AuthorizationPolicy that targets the Server, one of its routes or its namespace, by its
  * MeshTLSAuthentication's identities or its NetworkAuthentication's networks.
  */
-
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
-const arr = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 export function linkerdGrants(
   objects: readonly AdmissionObject[],
@@ -28,7 +24,7 @@ export function linkerdGrants(
     const routes = new Set(
       inNs(ns, "HTTPRoute", "gateway.networking.k8s.io/")
         .filter((r) =>
-          arr(obj(r.spec).parentRefs).some((p) => p.kind === "Server" && p.name === server.metadata.name),
+          list(obj(r.spec).parentRefs).some((p) => p.kind === "Server" && p.name === server.metadata.name),
         )
         .map((r) => r.metadata.name),
     );
@@ -39,7 +35,7 @@ export function linkerdGrants(
         (target.kind === "Server" && target.name === server.metadata.name) ||
         (target.kind === "HTTPRoute" && routes.has(str(target.name) ?? ""));
       if (!targets) continue;
-      for (const ref of arr(obj(policy.spec).requiredAuthenticationRefs)) {
+      for (const ref of list(obj(policy.spec).requiredAuthenticationRefs)) {
         const authnNs = str(ref.namespace) ?? ns;
         const authn = inNs(authnNs, String(ref.kind), "policy.linkerd.io/").find(
           (o) => o.metadata.name === ref.name,
@@ -48,14 +44,14 @@ export function linkerdGrants(
         const by = `AuthorizationPolicy ${ns}/${policy.metadata.name} (${String(ref.kind)} ${authnNs}/${str(ref.name)})`;
         const base = { object: server, by, namespace: ns, podLabels };
         if (ref.kind === "MeshTLSAuthentication") {
-          for (const id of arr(obj(authn.spec).identityRefs)) {
+          for (const id of list(obj(authn.spec).identityRefs)) {
             const from = id.kind === "Namespace" ? str(id.name) : (str(id.namespace) ?? authnNs);
             // Meshed calls arrive on the proxy's inbound port (transport header), not the Server's.
             if (from && from !== ns)
               grants.push({ ...base, source: { namespace: from }, ports: [linkerdFacts.proxyInboundPort] });
           }
         } else if (ref.kind === "NetworkAuthentication") {
-          for (const n of arr(obj(authn.spec).networks)) {
+          for (const n of list(obj(authn.spec).networks)) {
             const cidr = str(n.cidr);
             if (cidr && external(cidr) && (typeof port === "number" || typeof port === "string"))
               grants.push({ ...base, source: { cidr }, ports: [port] });
