@@ -206,8 +206,12 @@ function meshNamings(file: string): string[] {
  */
 const stillNaming: readonly { readonly file: string; readonly why: string }[] = [
   {
-    file: "cluster/invariants.ts",
-    why: "its policy and injection invariants read Linkerd's policy objects by API group, linkerd-viz's chart and istiod's revision label",
+    file: "cluster/checks/proxiesInjected.ts",
+    why: "its message tells Istio users that a revisioned istiod selects istio.io/rev only",
+  },
+  {
+    file: "cluster/checks/referencesResolve.ts",
+    why: "it reads Linkerd's Servers by API group, and names linkerd-viz's Server that renders whatever its values say",
   },
 ];
 

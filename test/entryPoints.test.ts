@@ -51,7 +51,6 @@ describe("what each entry point loads", () => {
         "deploy",
         "gcp",
         "index",
-        "json",
         "manifests",
         "meshes",
         "plan",

@@ -8,7 +8,7 @@ import {
   type ObjectSet,
 } from "../../lib/cluster";
 import { Platform } from "../../lib/platform";
-import { clusterInputOf, viewsOf, type RenderResult } from "../../lib/render";
+import { applyOrder, clusterInputOf, viewsOf, type RenderResult } from "../../lib/render";
 import { checkInvariants } from "../../lib/safety";
 import { supportedKubernetes } from "../../lib/versions";
 import { policies } from "../../policy/policies";
@@ -50,6 +50,8 @@ beforeAll(async () => {
   });
   expect(probeAuthorizations).toHaveLength(1);
   ((probeAuthorizations[0].inputs.spec as Obj).targetRef as Obj).name = "elsewhere";
+  // The copy's apply order holds copies of its own: order the mutated resources again.
+  broken = { ...broken, order: applyOrder(broken.resources) };
 });
 
 /** The render's invariants: workload and message. */
