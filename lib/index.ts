@@ -2,18 +2,17 @@
  * gke-mesh-platform: typed Pulumi and cdk8s constructs for one opinionated GKE platform.
  *
  * What a `pulumi up` program imports: what it composes (the `Platform`, or the building blocks on their
- * own), the plan and config entry points, and the errors. The checks are `gke-mesh-platform/check` and
- * the offline render `gke-mesh-platform/render`; this entry loads neither (test/entryPoints.test.ts).
- * Layers and internals (docs/architecture.md) are not exported; a test counts what is.
+ * own), the plan entry points, and the errors. The checks are `gke-mesh-platform/check` and the offline
+ * render `gke-mesh-platform/render`; this entry loads neither (test/entryPoints.test.ts). Layers and
+ * internals (docs/architecture.md) are not exported; a test counts what is, and another that every type
+ * a building block's Args names is among it.
  */
 
-// The whole platform from one environment config, and its entry points.
+// The whole platform from one environment config, and the one way from a config to its plan:
+// `loadPlan` for a Pulumi stack's config, `resolvePlan` for a config written in code.
 export { Platform, type PlatformArgs } from "./platform";
 export {
-  loadEnvironmentConfig,
   loadPlan,
-  parseEnvironment,
-  planFor,
   resolvePlan,
   type AppPlan,
   type NamespacePlan,
@@ -23,12 +22,13 @@ export {
 } from "./plan";
 export {
   ConfigError,
-  environmentFromConfig,
+  // `AppConfig` is one app of `platform:apps` (a config type); `App` is the component that deploys one.
   type App as AppConfig,
   type ConfigProblem,
   type EnvironmentInput,
   type PlatformConfig,
   type Tier,
+  type WorkloadSizing,
 } from "./config";
 
 // Building blocks, each usable on its own with a provider of your own.
@@ -37,8 +37,13 @@ export {
   ExistingCluster,
   GkeCluster,
   type ClusterAccess,
+  type ClusterInput,
+  type ClusterSettings,
+  type Edge,
   type ExistingClusterArgs,
   type GkeClusterArgs,
+  type NetworkInput,
+  type NetworkSettings,
 } from "./gcp";
 export {
   CertManager,
@@ -47,17 +52,28 @@ export {
   Prometheus,
   Traefik,
   type CertManagerArgs,
+  type CertManagerSizing,
   type IngressControllerArgs,
   type PrometheusArgs,
+  type PrometheusSizing,
 } from "./addons";
 export {
   Istio,
   Linkerd,
-  installMesh,
   type IstioArgs,
+  type IstioSizing,
   type LinkerdArgs,
+  type LinkerdSizing,
   type MeshControlPlane,
 } from "./meshes/components";
-export { meshFor, meshOf, type Mesh, type MeshKind, type MeshSettings } from "./meshes";
-export { standaloneCharts, type CertManagerRef, type ChartContext, type MonitoringRef } from "./deploy";
-export { crdOwnership, type CrdOwners } from "./crds";
+export {
+  meshNamespaceMetadata,
+  type GrafanaDashboard,
+  type IstioRevision,
+  type MeshKind,
+  type MeshNamespaceMetadata,
+  type MeshSettings,
+} from "./meshes";
+// What the building blocks' Args are written with: exposures, mesh routes and access grants.
+export { type AccessGrant, type Caller, type Exposure, type MeshRouteSpec } from "./manifests";
+export { type CertManagerRef, type ChartContext, type MonitoringRef } from "./deploy";

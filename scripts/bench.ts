@@ -6,7 +6,7 @@ import { PerformanceObserver } from "perf_hooks";
 import * as v8 from "v8";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { parseEnvironment } from "../lib/plan";
+import { parseEnvironment, planFor } from "../lib/plan";
 import { kubernetesResource, type KubeObject } from "../lib/deploy";
 import { Platform } from "../lib/platform";
 import { criticalPath, renderProgram, type RenderResult } from "../lib/render";
@@ -44,7 +44,7 @@ export function renderBench(n: number): Promise<RenderResult> {
     project: "bench",
     stack: "bench",
     config: {},
-    program: () => new Platform("platform", { config }).outputs(),
+    program: () => new Platform("platform", { plan: planFor(config) }).outputs(),
   });
 }
 
@@ -55,7 +55,7 @@ export function evaluateBench(n: number): Promise<void> {
     project: "bench",
     stack: "bench",
     config: {},
-    program: () => new Platform("platform", { config }).outputs(),
+    program: () => new Platform("platform", { plan: planFor(config) }).outputs(),
   });
 }
 

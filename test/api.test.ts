@@ -5,8 +5,8 @@ import * as check from "../lib/check";
 import * as render from "../lib/render/entry";
 
 /**
- * The package's public API is a curated list: what users compose, the plan and config entry points and
- * the errors; the checks and the render are entries of their own (gke-mesh-platform/check, /render). Anything added or removed is a decision this test makes visible.
+ * The package's public API is a curated list: what users compose, the one way from a config to a plan
+ * (`loadPlan` for a stack's config, `resolvePlan` for one written in code) and the errors; the checks and the render are entries of their own (gke-mesh-platform/check, /render). Anything added or removed is a decision this test makes visible.
  */
 test("the package exports a curated list of values", () => {
   expect(Object.keys(api).sort()).toEqual([
@@ -23,17 +23,9 @@ test("the package exports a curated list of values", () => {
     "Platform",
     "Prometheus",
     "Traefik",
-    "crdOwnership",
-    "environmentFromConfig",
-    "installMesh",
-    "loadEnvironmentConfig",
     "loadPlan",
-    "meshFor",
-    "meshOf",
-    "parseEnvironment",
-    "planFor",
+    "meshNamespaceMetadata",
     "resolvePlan",
-    "standaloneCharts",
   ]);
 });
 
@@ -115,6 +107,56 @@ describe("every exported Args field is documented", () => {
       .filter((p) => ts.displayPartsToString(p.getDocumentationComment(checker)).trim() === "")
       .map((p) => p.name);
     expect(undocumented).toEqual([]);
+  });
+});
+
+describe("every type an exported Args names is exported", () => {
+  const { checker, exports } = entryExports("lib/index.ts");
+  const resolved = (s: ts.Symbol): ts.Symbol =>
+    s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
+  const exported = new Set(exports.map(resolved));
+  const libFolder = path.resolve(__dirname, "..", "lib") + path.sep;
+  const ownDeclaration = (s: ts.Symbol): boolean =>
+    (s.declarations ?? []).some((d) => d.getSourceFile().fileName.startsWith(libFolder));
+
+  /**
+   * The library's own named types the Args' fields are written with (`readonly mesh?: MeshSettings`,
+   * `Pick<Exposure, "via">`, and the types an Args extends): what a user must be able to import to
+   * write a field's value or keep it in a variable of its type. The SDKs' types are theirs to export.
+   */
+  function namedTypes(args: ts.Symbol): string[] {
+    const names = new Set<string>();
+    const visit = (node: ts.Node): void => {
+      const name = ts.isTypeReferenceNode(node)
+        ? node.typeName
+        : ts.isExpressionWithTypeArguments(node)
+          ? node.expression
+          : undefined;
+      if (name) {
+        const at = ts.isQualifiedName(name)
+          ? name.right
+          : ts.isPropertyAccessExpression(name)
+            ? name.name
+            : name;
+        const symbol = checker.getSymbolAtLocation(at);
+        if (symbol && ownDeclaration(resolved(symbol)) && !exported.has(resolved(symbol)))
+          names.add(at.getText());
+      }
+      ts.forEachChild(node, visit);
+    };
+    for (const d of args.declarations ?? []) {
+      if (ts.isInterfaceDeclaration(d)) {
+        d.heritageClauses?.forEach(visit);
+        d.members.forEach(visit);
+      } else if (ts.isTypeAliasDeclaration(d)) visit(d.type);
+    }
+    return [...names].sort();
+  }
+
+  const argsTypes = exports.filter((s) => /Args$/.test(s.name)).map((s) => [s.name, resolved(s)] as const);
+
+  test.each(argsTypes)("%s names no type the entry leaves out", (_name, symbol) => {
+    expect(namedTypes(symbol)).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigError, type ConfigProblem, type PlatformConfig } from "../lib/config";
-import { parseEnvironment, resolvePlan, type Plan } from "../lib/plan";
+import { parseEnvironment, planFor, resolvePlan, type Plan } from "../lib/plan";
 import { Platform } from "../lib/platform";
 import { renderProgram, type RenderResult, type RenderedResource } from "../lib/render";
 
@@ -74,7 +74,7 @@ export async function renderPlatform(
   opts?: pulumi.ComponentResourceOptions,
 ): Promise<RenderResult> {
   const c = config(overrides);
-  return render(() => new Platform("platform", { config: c }, opts).outputs());
+  return render(() => new Platform("platform", { plan: planFor(c) }, opts).outputs());
 }
 
 /** The Helm release of that name. */

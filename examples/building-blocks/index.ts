@@ -1,6 +1,14 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { App, CertManager, Linkerd, Prometheus, Traefik, meshOf } from "gke-mesh-platform";
+import {
+  App,
+  CertManager,
+  Linkerd,
+  Prometheus,
+  Traefik,
+  meshNamespaceMetadata,
+  type MeshSettings,
+} from "gke-mesh-platform";
 
 // The building blocks on a cluster you already have, with your own provider: no environment config
 // and no Platform. Each block takes narrow typed arguments and the dependencies it needs.
@@ -17,7 +25,8 @@ export = () => {
   // What the mesh asks of namespaces, pods and ingress controllers, without an environment config.
   // Traefik's RBAC is namespaced: it serves routes in its own namespace and in those passed as
   // routeNamespaces (name -> Namespace resource), none here.
-  const mesh = meshOf({ kind: "linkerd" });
+  const mesh: MeshSettings = { kind: "linkerd" };
+  const enrolled = meshNamespaceMetadata(mesh);
   new Traefik("traefik", { mesh, certManager, provider, meshReady: linkerd.podPrerequisites });
 
   const namespace = new k8s.core.v1.Namespace(
@@ -25,11 +34,8 @@ export = () => {
     {
       metadata: {
         name: "hello",
-        labels: {
-          "pod-security.kubernetes.io/enforce": mesh.meshedPodSecurity,
-          ...mesh.namespaceEnrolment.labels,
-        },
-        annotations: { ...mesh.namespaceEnrolment.annotations },
+        labels: { ...enrolled.labels },
+        annotations: { ...enrolled.annotations },
       },
     },
     // Pods in an enrolled namespace need the injector first.

@@ -18,12 +18,15 @@ import {
   type Values,
 } from "../deploy";
 import { PlatformNamespace, WorkloadMonitor } from "../manifests";
-import { meshOf, type Mesh } from "../meshes";
+import { meshOf, type Mesh, type MeshSettings } from "../meshes";
 import { ingressControllerIdentities } from "../versions";
 
 export interface IngressControllerArgs {
-  /** The mesh the controller joins (its outbound traffic only). @default no mesh */
-  readonly mesh?: Mesh;
+  /**
+   * The mesh the controller joins (its outbound traffic only). Settings left out take the defaults an
+   * environment config gets (docs/configuration.md). @default no mesh
+   */
+  readonly mesh?: MeshSettings;
   /** CRD owners and the user's chart overrides. @default Traefik's CRD chart (traefik-crds) owns Traefik's CRDs */
   readonly charts?: ChartContext;
   /** The cluster's Kubernetes provider. */
@@ -61,7 +64,7 @@ export interface IngressControllerArgs {
 export const ingressAcceptGraceSeconds = 30;
 
 const controllerMesh = (args: Pick<IngressControllerArgs, "mesh">): Mesh =>
-  args.mesh ?? meshOf({ kind: "none" });
+  meshOf(args.mesh ?? { kind: "none" });
 
 /**
  * Traefik values for the mesh. With Linkerd, Traefik is meshed normally (linkerd.io/inject: enabled)

@@ -1,7 +1,18 @@
 import * as gcp from "@pulumi/gcp";
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { nodePoolName, type Maintenance, type NodePool, type PlatformConfig } from "../config";
+import {
+  ConfigError,
+  checkRules,
+  nodePoolName,
+  parseInput,
+  resolveConfig,
+  type EnvironmentInput,
+  type Maintenance,
+  type NodePool,
+  type PlatformConfig,
+  type Tier,
+} from "../config";
 import { createKubernetesProvider, gkeKubeconfigOutput } from "./kubernetesProvider";
 import { Network, podsRangeName, servicesRangeName } from "./network";
 import { NodeServiceAccount, nodeAccountId } from "./nodeServiceAccount";
@@ -26,15 +37,47 @@ export type ClusterSettings = PlatformConfig["cluster"];
 /** A network section with every default applied (`platform:network`, resolved). */
 export type NetworkSettings = PlatformConfig["network"];
 
+/** `platform:cluster` as a stack file holds it: every field optional, each default documented (docs/gke.md). */
+export type ClusterInput = NonNullable<EnvironmentInput["cluster"]>;
+
+/** `platform:network` as a stack file holds it: every range optional (docs/gke.md). */
+export type NetworkInput = NonNullable<EnvironmentInput["network"]>;
+
 export interface GkeClusterArgs {
   /** The Google Cloud project that holds the cluster, its network, KMS key and node service account. */
   readonly project: string;
   /** The region of the network, the KMS key and the Cloud NAT; a zonal cluster's zone is `cluster.location`. */
   readonly region: string;
-  /** The cluster: mode (standard or autopilot), location, node pools and security settings. */
-  readonly cluster: ClusterSettings;
-  /** The VPC the cluster is made in: its name and the node, pod, Service and control-plane ranges. */
-  readonly network: NetworkSettings;
+  /**
+   * The tier whose defaults the cluster gets where `cluster` says nothing (docs/configuration.md,
+   * "Tiers"): release channel, zonal or regional, deletion protection, maintenance window, backups,
+   * Binary Authorization and the node pool. Not read with `settings`.
+   * @default "prod": the defaults that keep a cluster, a destroy refused and a regional control plane;
+   * "dev" for a cheap zonal one
+   */
+  readonly tier?: Tier;
+  /**
+   * The cluster as `platform:cluster` says it (mode, location, node pools, security settings), each
+   * field left out taking the default an environment config gets: the cluster is named after the
+   * component; private nodes, Workload Identity, Dataplane V2, the Gateway API's standard channel,
+   * secrets encrypted with a key of its own, the DNS endpoint. Refused with a `ConfigError` for what
+   * a stack file would be refused for. Not read with `settings`.
+   * @default every field's default (docs/gke.md)
+   */
+  readonly cluster?: ClusterInput;
+  /**
+   * The VPC's name and its node, pod, Service, proxy-only and control-plane ranges, as `platform:network`
+   * says them. Not read with `settings`.
+   * @default `<cluster name>-vpc` with 10.0.0.0/20 nodes, 10.4.0.0/14 pods, 10.8.0.0/20 Services,
+   * 10.9.0.0/23 proxy-only and 172.16.0.0/28 for the control plane: RFC 1918 ranges that do not overlap
+   */
+  readonly network?: NetworkInput;
+  /**
+   * The cluster and network already resolved and checked, as a plan holds them (`plan.config.cluster`,
+   * `plan.config.network`): what `Platform` passes. `tier`, `cluster` and `network` must be left out.
+   * @default resolved here from `tier`, `cluster` and `network`
+   */
+  readonly settings?: { readonly cluster: ClusterSettings; readonly network: NetworkSettings };
   /**
    * TCP ports GKE's control plane must reach on nodes for admission webhooks (a plan's `webhookPorts`).
    * @default [] (no firewall rule)
@@ -53,8 +96,40 @@ export interface GkeClusterArgs {
   readonly apis?: readonly string[];
 }
 
-/** What a GKE cluster's arguments are built from. */
-export type GkeClusterConfig = Pick<GkeClusterArgs, "project" | "cluster" | "network">;
+/** What a GKE cluster's arguments are built from: the project, and the cluster and network resolved. */
+export interface GkeClusterConfig {
+  readonly project: string;
+  readonly cluster: ClusterSettings;
+  readonly network: NetworkSettings;
+}
+
+/**
+ * The cluster and network of a `GkeCluster`: `settings` as given, or `cluster` and `network` resolved
+ * with the defaults and checked by the rules an environment config gets (lib/config), as an environment
+ * of `tier` with nothing else set, named after the component.
+ */
+export function gkeClusterSettings(name: string, args: GkeClusterArgs): GkeClusterConfig {
+  if (args.settings) {
+    const given = (["tier", "cluster", "network"] as const).filter((k) => args[k] !== undefined);
+    if (given.length > 0)
+      throw new Error(
+        `GkeCluster ${name}: ${given.join(", ")} set beside settings, which are already resolved; pass one or the other`,
+      );
+    return { project: args.project, ...args.settings };
+  }
+  // The safe tier when none is said: deletion protection, a regional control plane, a maintenance window.
+  const tier = args.tier ?? "prod";
+  const input = parseInput({
+    tier,
+    gcp: { project: args.project, region: args.region },
+    cluster: { name, ...args.cluster },
+    ...(args.network ? { network: args.network } : {}),
+  });
+  const config = resolveConfig(input, pulumi.getStack());
+  const problems = checkRules(input, config);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { project: args.project, cluster: config.cluster, network: config.network };
+}
 
 /** What the cluster's arguments refer to. */
 export interface ClusterDependencies {
@@ -74,7 +149,9 @@ export function nodeTagFor(clusterName: string): string {
 
 /**
  * A GKE cluster in Standard or Autopilot mode, with its network, secrets-encryption key, least-privilege
- * node service account, node pools and the Kubernetes provider for everything installed on it.
+ * node service account, node pools and the Kubernetes provider for everything installed on it. On its
+ * own it needs a project and a region: every other setting takes an environment config's default
+ * (docs/gke.md, "On its own").
  */
 export class GkeCluster extends pulumi.ComponentResource implements ClusterAccess {
   readonly clusterName: pulumi.Output<string>;
@@ -91,8 +168,8 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
 
   constructor(name: string, args: GkeClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:gcp:GkeCluster", name, {}, opts);
-    const config: GkeClusterConfig = args;
-    const c = args.cluster;
+    const config = gkeClusterSettings(name, args);
+    const c = config.cluster;
     if (c.mode === "existing")
       throw new Error("GkeCluster builds clusters; use ExistingCluster for mode existing");
     const region = args.region;

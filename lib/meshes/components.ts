@@ -6,8 +6,8 @@ import { Istio } from "./istio/component";
 import { Linkerd } from "./linkerd/component";
 import type { Mesh, MeshKind } from "./mesh";
 
-export { Istio, istioCsrValues, istiodValues, type IstioArgs } from "./istio/component";
-export { Linkerd, controlPlaneValues, type LinkerdArgs } from "./linkerd/component";
+export { Istio, istioCsrValues, istiodValues, type IstioArgs, type IstioSizing } from "./istio/component";
+export { Linkerd, controlPlaneValues, type LinkerdArgs, type LinkerdSizing } from "./linkerd/component";
 
 /** What the rest of the platform needs from an installed mesh. */
 export interface MeshControlPlane {

@@ -67,6 +67,31 @@ export function meshOf(settings: MeshSettings): Mesh {
   });
 }
 
+/** The metadata of an app namespace enrolled in a mesh (`meshNamespaceMetadata`). */
+export interface MeshNamespaceMetadata {
+  /** The Pod Security level meshed pods need (`pod-security.kubernetes.io/enforce`), then the mesh's enrolment labels. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** The mesh's enrolment annotations (Linkerd's `linkerd.io/inject`). */
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+/**
+ * The labels and annotations of a namespace of your own whose pods join the mesh, for building blocks
+ * used without an environment config: the Pod Security level a meshed namespace must allow (with the
+ * settings given: a sidecar's init container without the mesh's CNI plugin needs more than with it) and
+ * the mesh's enrolment, as the Platform labels its app namespaces.
+ */
+export function meshNamespaceMetadata(settings: MeshSettings): MeshNamespaceMetadata {
+  const mesh = meshOf(settings);
+  return {
+    labels: {
+      "pod-security.kubernetes.io/enforce": mesh.meshedPodSecurity,
+      ...mesh.namespaceEnrolment.labels,
+    },
+    annotations: { ...mesh.namespaceEnrolment.annotations },
+  };
+}
+
 /**
  * Keys of `platform:mesh` that configure another mesh than the environment's: an error, never ignored.
  */

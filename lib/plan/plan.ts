@@ -139,9 +139,13 @@ export interface ResolvePlanOptions {
 }
 
 /**
- * Turns a raw environment (as assembled from Pulumi config) into a plan, or throws one `ConfigError`
- * listing every problem: the schema's, then the cross-field rules', the mesh's, CRD ownership's and
- * the chart overrides' (their keys included) together. Nothing is registered before it returns.
+ * The one way from an environment written in code to a plan: the environment as a stack file's
+ * `platform:*` keys would hold it (`EnvironmentInput`, `gcp` included), resolved with every default and
+ * checked by every rule, or refused with one `ConfigError` listing every problem: the schema's, then the
+ * cross-field rules' (network overlaps, app and exposure collisions, keys set without effect), the mesh's,
+ * CRD ownership's and the chart overrides' (their keys included) together. Nothing is registered before
+ * it returns. `new Platform("p", { config })` resolves its config here; `loadPlan` reads a stack's.
+ * @param stack the stack (environment) name, which names resources where the config does not
  * @param source where the config came from, for the message (e.g. `stacks/Pulumi.dev.yaml`)
  */
 export function resolvePlan(
@@ -155,8 +159,9 @@ export function resolvePlan(
 }
 
 /**
- * The plan of an already resolved config. With the user's `input`, the rules that refuse keys set
- * without effect run too; without it (a config built in code) only the rules on the resolved config.
+ * The plan of an already resolved config (internal: the library's own tests and tools, which change a
+ * resolved config in code). With the user's `input`, the rules that refuse keys set without effect run
+ * too; without it only the rules on the resolved config. Users resolve through `resolvePlan`.
  */
 export function planFor(config: PlatformConfig, input?: EnvironmentInput, source?: string): Plan {
   const mesh = meshFor(config.mesh);
@@ -212,7 +217,7 @@ export function planFor(config: PlatformConfig, input?: EnvironmentInput, source
   };
 }
 
-/** `resolvePlan`, for the config only: the resolved environment, every problem checked. */
+/** `resolvePlan`, for the config only (internal: the library's tests and tools). */
 export function parseEnvironment(raw: unknown, stack: string, source?: string): PlatformConfig {
   return resolvePlan(raw, stack, source).config;
 }
@@ -244,11 +249,6 @@ export function loadPlan(values: Record<string, string> = pulumi.runtime.allConf
   }
   if (keyProblems.length > 0) throw new ConfigError(keyProblems, source);
   return plan;
-}
-
-/** `loadPlan`, for the config only. */
-export function loadEnvironmentConfig(values?: Record<string, string>): PlatformConfig {
-  return loadPlan(values).config;
 }
 
 /**

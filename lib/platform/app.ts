@@ -11,7 +11,7 @@ import {
   type Exposure,
   type MeshRouteSpec,
 } from "../manifests";
-import { meshOf, type Mesh } from "../meshes";
+import { meshOf, type MeshSettings } from "../meshes";
 import { restRouteSuffix } from "../plan";
 import { googleLoadBalancerRanges } from "../versions";
 
@@ -49,8 +49,12 @@ export interface AppArgs {
   readonly loadBalancerSources?: readonly string[];
   /** Seconds the load balancers drain a terminating pod: the pod's preStop and grace period cover it. @default 30 */
   readonly drainingTimeoutSeconds?: number;
-  /** The mesh the app's namespace is enrolled in: its routes and authorization compile to that mesh's objects. @default no mesh */
-  readonly mesh?: Mesh;
+  /**
+   * The mesh the app's namespace is enrolled in: its routes and authorization compile to that mesh's
+   * objects. Settings left out take the defaults an environment config gets (docs/configuration.md).
+   * @default no mesh
+   */
+  readonly mesh?: MeshSettings;
   /** Mesh routes on the app's Service (canaries, timeouts, retries, faults). @default none */
   readonly routes?: readonly MeshRouteSpec[];
   /**
@@ -87,7 +91,7 @@ export class App extends pulumi.ComponentResource {
     super("gke-mesh-platform:platform:App", name, {}, opts);
     this.name = args.name;
     this.namespace = args.namespace;
-    const mesh = args.mesh ?? meshOf({ kind: "none" });
+    const mesh = meshOf(args.mesh ?? { kind: "none" });
     const id = `${args.namespace}-${args.name}`;
     const namespaces = args.namespaceResource
       ? new Map([[args.namespace, args.namespaceResource]])

@@ -103,7 +103,7 @@ export class Ingress extends pulumi.ComponentResource {
     const cm = args.certManager;
     if ((ing.kind === "traefik" || ing.kind === "ingress-nginx") && cm) {
       const controllerArgs = {
-        mesh: plan.mesh,
+        mesh: plan.config.mesh,
         charts: plan.charts,
         provider,
         certManager: cm,

@@ -8,26 +8,29 @@ import {
   monitoringNamespace,
   prometheusPodLabels,
 } from "../addons";
-import type { PlatformConfig } from "../config";
+import type { EnvironmentInput, PlatformConfig } from "../config";
 import type { CrdOwners } from "../crds";
 import { deployChart, newChart, objectKey, type ChartContext, type MonitoringRef } from "../deploy";
 import { Edge, ExistingCluster, GkeCluster, edgeApis, type ClusterAccess } from "../gcp";
 import { PlatformNamespace } from "../manifests";
 import { installMesh, type MeshControlPlane } from "../meshes/components";
-import { planFor, type Plan } from "../plan";
+import { resolvePlan, type Plan } from "../plan";
 import { App } from "./app";
 import { Ingress, edgeArgs } from "./ingress";
 import { deployNamespacePolicy } from "./meshPolicy";
 
-/** The environment, as a resolved plan or as a resolved config (whose plan the Platform resolves). */
+/** The environment: a plan, or a config written in code, which the Platform resolves as `resolvePlan` does. */
 export type PlatformArgs =
   | {
-      /** The resolved environment, from `loadPlan()` or `resolvePlan()`. */
+      /** The resolved environment, from `loadPlan()` (a stack's config) or `resolvePlan()`. */
       readonly plan: Plan;
     }
   | {
-      /** The validated environment, from `loadEnvironmentConfig()` or `parseEnvironment()`. */
-      readonly config: PlatformConfig;
+      /**
+       * The environment as a stack file's `platform:*` keys would hold it, `gcp` included: resolved with
+       * `resolvePlan(config, pulumi.getStack())`, so every rule `loadPlan` runs refuses it the same way.
+       */
+      readonly config: EnvironmentInput;
     };
 
 /**
@@ -66,7 +69,7 @@ export class Platform extends pulumi.ComponentResource {
   constructor(name: string, args: PlatformArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:platform:Platform", name, {}, opts);
     // Every problem is found before any resource exists: a bad config never half-applies.
-    const plan = "plan" in args ? args.plan : planFor(args.config);
+    const plan = "plan" in args ? args.plan : resolvePlan(args.config, pulumi.getStack());
     const config = plan.config;
     const mesh = plan.mesh;
     this.plan = plan;
@@ -96,8 +99,7 @@ export class Platform extends pulumi.ComponentResource {
             {
               project: config.gcp.project,
               region: config.gcp.region,
-              cluster: config.cluster,
-              network: config.network,
+              settings: { cluster: config.cluster, network: config.network },
               webhookPorts: plan.webhookPorts,
               proxyOnlySubnet: plan.proxyOnlySubnet,
               apis: edgeNeeds ? edgeApis(edgeNeeds) : [],
@@ -266,7 +268,7 @@ export class Platform extends pulumi.ComponentResource {
             exposure: a.exposure,
             loadBalancerSources: a.loadBalancerSources,
             drainingTimeoutSeconds: config.ingress.drainingTimeoutSeconds,
-            mesh,
+            mesh: config.mesh,
             routes: a.routes,
             grants: a.grants,
             monitoring,

@@ -27,8 +27,7 @@ function renderCluster(overrides: Record<string, unknown>): Promise<RenderResult
     new GkeCluster(c.cluster.name, {
       project: c.gcp.project,
       region: c.gcp.region,
-      cluster: c.cluster,
-      network: c.network,
+      settings: { cluster: c.cluster, network: c.network },
       webhookPorts: plan.webhookPorts,
       proxyOnlySubnet: plan.proxyOnlySubnet,
     });
@@ -293,7 +292,7 @@ describe("existing cluster", () => {
 describe("Platform stage 1", () => {
   test("builds the cluster and exports a secret kubeconfig and explicit placeholders", async () => {
     const c = config({ tier: "dev" });
-    const result = await render(() => new Platform("platform", { config: c }).outputs());
+    const result = await render(() => new Platform("platform", { plan: planFor(c) }).outputs());
     expect(result.outputs).toEqual({
       kubeconfig: secretText,
       clusterName: "gke-test",

@@ -18,8 +18,7 @@ async function kubeconfigFor(overrides: Record<string, unknown>): Promise<Kubeco
     const cluster = new GkeCluster(c.cluster.name, {
       project: c.gcp.project,
       region: c.gcp.region,
-      cluster: c.cluster,
-      network: c.network,
+      settings: { cluster: c.cluster, network: c.network },
     });
     return { kubeconfig: pulumi.unsecret(cluster.kubeconfig) };
   });

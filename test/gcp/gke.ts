@@ -23,8 +23,7 @@ export function renderCluster(overrides: Record<string, unknown>): Promise<Rende
     new GkeCluster(c.cluster.name, {
       project: c.gcp.project,
       region: c.gcp.region,
-      cluster: c.cluster,
-      network: c.network,
+      settings: { cluster: c.cluster, network: c.network },
       webhookPorts: plan.webhookPorts,
       proxyOnlySubnet: plan.proxyOnlySubnet,
     });

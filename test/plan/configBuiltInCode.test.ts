@@ -1,11 +1,13 @@
-import { ConfigError, type PlatformConfig } from "../../lib/config";
+import { ConfigError, type EnvironmentInput, type PlatformConfig } from "../../lib/config";
 import { planFor } from "../../lib/plan";
 import { Platform } from "../../lib/platform";
-import { config, render } from "../helpers";
+import { config, input, render } from "../helpers";
 
 /**
- * A config built in code (`new Platform({ config })`, `planFor(config)`) is refused for what the stack
- * file would be refused for: the rules that judge the resolved config run on every path to a plan.
+ * A resolved config changed in code (`planFor(config)`, how the library's own tests and tools build a
+ * plan) is refused for what the stack file would be refused for: the rules that judge the resolved
+ * config run on every path to a plan. Users write a config as `EnvironmentInput`, which
+ * `new Platform({ config })` resolves as `resolvePlan` does (test/platform/oneWayToAPlan.test.ts).
  */
 
 const app = (name: string, host = "shop.example.com") => ({
@@ -55,13 +57,11 @@ test("the mesh's own rules: an Istio revision at an unpinned version without its
   ]);
 });
 
-test("new Platform({ config }) refuses it before registering anything", async () => {
-  const c = config({ apps: [app("shop"), app("cart", "cart.example.com")] });
-  const [shop, cart] = c.apps;
-  const bad = { ...c, apps: [shop, { ...cart, expose: shop.expose }] };
+test("new Platform({ config }) refuses a config written in code before it builds anything", async () => {
   let constructed = false;
   await expect(
     render(() => {
+      const bad = input({ apps: [app("shop"), app("cart", "shop.example.com")] }) as EnvironmentInput;
       new Platform("platform", { config: bad });
       constructed = true;
     }),

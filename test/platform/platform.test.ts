@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { ConfigError } from "../../lib/config";
 import { Platform } from "../../lib/platform";
 import { placeholder, type RenderResult } from "../../lib/render";
-import { RELEASE, config, find, plan, release, render, renderPlatform, values, waitsFor } from "../helpers";
+import { RELEASE, find, plan, release, render, renderPlatform, values, waitsFor } from "../helpers";
 
 const shop = {
   name: "shop",
@@ -30,10 +30,10 @@ describe("overrides without forking", () => {
 
   test("an override for a release the environment does not install fails, listing the ones it does", () => {
     expect(
-      () => new Platform("p", { config: config({ overrides: { charts: { traefik: { values: {} } } } }) }),
+      () => new Platform("p", { plan: plan({ overrides: { charts: { traefik: { values: {} } } } }) }),
     ).toThrow(ConfigError);
     try {
-      new Platform("p", { config: config({ overrides: { charts: { traefik: { values: {} } } } }) });
+      new Platform("p", { plan: plan({ overrides: { charts: { traefik: { values: {} } } } }) });
     } catch (err) {
       expect((err as ConfigError).problems[0]).toMatchObject({
         path: "platform:overrides.charts.traefik",
@@ -46,7 +46,7 @@ describe("overrides without forking", () => {
   test("a CRD flag that ownership decides cannot be overridden silently", () => {
     const attempt = () =>
       new Platform("p", {
-        config: config({ overrides: { charts: { "cert-manager": { values: { crds: { keep: false } } } } } }),
+        plan: plan({ overrides: { charts: { "cert-manager": { values: { crds: { keep: false } } } } } }),
       });
     expect(attempt).toThrow(
       /platform:overrides.charts.cert-manager.values.crds.keep: is decided by CRD ownership[\s\S]*set platform:overrides.charts.cert-manager.overrideCrdFlags to true/,
@@ -55,11 +55,11 @@ describe("overrides without forking", () => {
 
   test("an istiod value the platform's probes and scrapes rest on cannot be turned off", async () => {
     const istio = (istiod: Record<string, unknown>) =>
-      config({ mesh: { kind: "istio" }, overrides: { charts: { istiod: { values: istiod } } } });
+      plan({ mesh: { kind: "istio" }, overrides: { charts: { istiod: { values: istiod } } } });
     expect(
       () =>
         new Platform("p", {
-          config: istio({
+          plan: istio({
             meshConfig: { enablePrometheusMerge: false, defaultConfig: { statusPort: 15030 } },
             sidecarInjectorWebhook: { rewriteAppHTTPProbe: false },
             global: { proxy: { statusPort: 15030 } },
@@ -124,7 +124,7 @@ describe("overrides without forking", () => {
     expect(
       () =>
         new Platform("p", {
-          config: config({
+          plan: plan({
             overrides: {
               charts: { "linkerd-crds": { values: { enableHttpRoutes: true }, overrideCrdFlags: true } },
             },

@@ -2,6 +2,7 @@ import { Platform } from "../../lib/platform";
 import { durationText, summary, type RenderResult } from "../../lib/render";
 import { certificateInventory, type CertificateEntry } from "../../lib/safety";
 import { viewsOf } from "../../lib/render";
+import { planFor } from "../../lib/plan";
 import { config, render } from "../helpers";
 
 /**
@@ -13,7 +14,7 @@ const shop = { name: "shop", image: "hello:2", port: 8080, expose: { host: "shop
 
 async function renderOf(overrides: Record<string, unknown>): Promise<RenderResult> {
   const c = config(overrides);
-  return render(() => new Platform("p", { config: c }).outputs());
+  return render(() => new Platform("p", { plan: planFor(c) }).outputs());
 }
 
 const entry = (entries: CertificateEntry[], certificate: string): CertificateEntry => {

@@ -3,6 +3,7 @@ import { Platform } from "../../lib/platform";
 import type { RenderResult } from "../../lib/render";
 import { checkInvariants, invariants, type InvariantName, type ResourceView } from "../../lib/safety";
 import { viewsOf } from "../../lib/render";
+import { planFor } from "../../lib/plan";
 import { config, render } from "../helpers";
 import { type MeshAdmission } from "../../lib/meshes";
 import { istioAdmission, linkerdAdmission } from "../../lib/meshes/models";
@@ -78,7 +79,7 @@ describe.each(["linkerd", "istio"] as const)("%s, prod, GKE Gateway", (mesh) => 
   beforeAll(async () => {
     const c = config({ tier: "prod", mesh: { kind: mesh }, apps: [shop] });
     result = await render(() => {
-      const p = new Platform("p", { config: c });
+      const p = new Platform("p", { plan: planFor(c) });
       withJobs(p);
       return p.outputs();
     });
@@ -237,7 +238,7 @@ describe("certificates-renewed", () => {
   let views: ResourceView[];
   beforeAll(async () => {
     const c = config({ tier: "prod", mesh: { kind: "linkerd", dashboard: true }, apps: [shop] });
-    views = viewsOf(await render(() => new Platform("p", { config: c }).outputs()));
+    views = viewsOf(await render(() => new Platform("p", { plan: planFor(c) }).outputs()));
   });
   const controlPlane = "kubernetes:helm.sh/v3:Release::linkerd-control-plane";
 
@@ -295,7 +296,7 @@ describe("GCE Ingress", () => {
       ingress: { kind: "gce-ingress" },
       apps: [shop],
     });
-    views = viewsOf(await render(() => new Platform("p", { config: c }).outputs()));
+    views = viewsOf(await render(() => new Platform("p", { plan: planFor(c) }).outputs()));
   });
 
   test("consistent-neg: a Service behind GCE Ingress whose annotation lacks ingress: true (the move back from Gateway)", () => {
@@ -418,7 +419,7 @@ test("probes-authorized: a Linkerd Server with routes, and the probe path's auth
       },
     ],
   });
-  const views = viewsOf(await render(() => new Platform("p", { config: c }).outputs()));
+  const views = viewsOf(await render(() => new Platform("p", { plan: planFor(c) }).outputs()));
   expect(only(views)).toEqual([]);
   // The platform's probe exception: an AuthorizationPolicy of the probe route for the cluster's networks.
   const probeOpen = (v: ResourceView) =>
@@ -473,7 +474,7 @@ test("probes-authorized on Istio: a sidecar whose probes are not rewritten, unde
     mesh: { kind: "istio" },
     apps: [{ name: "shop", image: "hello:2", port: 8080 }],
   });
-  const views = viewsOf(await render(() => new Platform("p", { config: c }).outputs()));
+  const views = viewsOf(await render(() => new Platform("p", { plan: planFor(c) }).outputs()));
   expect(only(views)).toEqual([]);
   const unrewritten = broken(views, kind("Deployment", "shop"), (v) => {
     const meta = (((v.inputs.spec as Obj).template as Obj).metadata ?? {}) as Obj;
@@ -507,7 +508,7 @@ test.each(["linkerd", "istio"] as const)(
       mesh: { kind: mesh },
       apps: [{ ...shop, mesh: { authorization: { rules: [{ from: ["shop", "ops/oncall"] }] } } }],
     });
-    const views = viewsOf(await render(() => new Platform("p", { config: c }).outputs()));
+    const views = viewsOf(await render(() => new Platform("p", { plan: planFor(c) }).outputs()));
     expect(only(views)).toEqual([]);
     type Rule = { from: Obj[]; ports?: Obj[] };
     const fromOps = (r: Rule) =>

@@ -7,6 +7,7 @@ import {
   objectSetOf,
   type ObjectSet,
 } from "../../lib/cluster";
+import { planFor } from "../../lib/plan";
 import { Platform } from "../../lib/platform";
 import { applyOrder, clusterInputOf, viewsOf, type RenderResult } from "../../lib/render";
 import { checkInvariants } from "../../lib/safety";
@@ -39,7 +40,7 @@ beforeAll(async () => {
       },
     ],
   });
-  clean = await render(() => new Platform("p", { config: c }).outputs());
+  clean = await render(() => new Platform("p", { plan: planFor(c) }).outputs());
   // The mutation: the probe route's authorization for kubelet's networks points elsewhere.
   broken = JSON.parse(JSON.stringify(clean)) as RenderResult;
   const probeAuthorizations = broken.resources.filter((r) => {

@@ -3,6 +3,7 @@ import { Platform } from "../../lib/platform";
 import { invariants, type ResourceView } from "../../lib/safety";
 import { viewsOf } from "../../lib/render";
 import { notInPolicyPack, policies } from "../../policy/policies";
+import { planFor } from "../../lib/plan";
 import { config, render } from "../helpers";
 
 /** The policy pack, run the way Pulumi runs it: validateStack over the program's resources. */
@@ -47,7 +48,7 @@ beforeAll(async () => {
     mesh: { kind: "linkerd" },
     apps: [{ name: "shop", image: "hello:2", port: 8080, expose: { host: "shop.example.com" } }],
   });
-  views = viewsOf(await render(() => new Platform("p", { config: c }).outputs()));
+  views = viewsOf(await render(() => new Platform("p", { plan: planFor(c) }).outputs()));
 });
 
 test("one mandatory policy per invariant, but those a policy pack cannot see, each with its reason", () => {

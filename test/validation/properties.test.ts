@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { ConfigError } from "../../lib/config";
-import { parseEnvironment } from "../../lib/plan";
+import { parseEnvironment, planFor } from "../../lib/plan";
 import { Platform } from "../../lib/platform";
 import { kubernetesObjects } from "../../lib/render";
 import { checkInvariants } from "../../lib/safety";
@@ -187,7 +187,7 @@ test("every generated environment renders valid objects, or fails with a config 
       let result;
       try {
         const c = config;
-        result = await render(() => new Platform("p", { config: c }).outputs());
+        result = await render(() => new Platform("p", { plan: planFor(c) }).outputs());
       } catch (err) {
         refused++;
         return isFieldError(err);

@@ -4,7 +4,7 @@ import { ConfigError } from "../../lib/config";
 import { Platform } from "../../lib/platform";
 import { charts, unknownValuePaths, valuesKeysOf, type ChartName } from "../../lib/versions";
 import { record, recordFile, sources, unrecorded } from "../../scripts/valuesKeys";
-import { config, render } from "../helpers";
+import { plan, render } from "../helpers";
 import { referenceDir, skipReason } from "../upstream/reference";
 
 /**
@@ -36,7 +36,7 @@ test("a misspelled override key fails before anything is created, naming the key
   const err = configError(
     () =>
       new Platform("p", {
-        config: config({
+        plan: plan({
           overrides: { charts: { "linkerd-control-plane": { values: { proxy: { nativeSidcar: true } } } } },
         }),
       }),
@@ -92,8 +92,8 @@ test("a version with no recorded key list is not checked", () => {
 
 test("Kubernetes fields a chart renders verbatim, and keys documented as comments, are accepted in overrides", async () => {
   const renders = (release: string, values: Record<string, unknown>, mesh: Record<string, unknown>) => {
-    const c = config({ mesh, overrides: { charts: { [release]: { values } } } });
-    return render(() => new Platform("p", { config: c }).outputs());
+    const p = plan({ mesh, overrides: { charts: { [release]: { values } } } });
+    return render(() => new Platform("p", { plan: p }).outputs());
   };
   await expect(
     renders(
@@ -120,7 +120,7 @@ test("a key holding dots, where the chart has no such key, is the user's config 
   const err = configError(
     () =>
       new Platform("p", {
-        config: config({
+        plan: plan({
           mesh: { kind: "linkerd" },
           overrides: { charts: { "linkerd-control-plane": { values: { "cloud.google.com/x": "y" } } } },
         }),
