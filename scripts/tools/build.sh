@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the real tier's tools (test/real) from the Go module proxy, and checkov from PyPI, into
+# Builds the real tier's tools (test/real) from the Go module proxy, checkov from PyPI and the Google provider from git, into
 # $HOME/.cache/gke-mesh-platform/bin (TOOLS_CACHE overrides the cache folder), outside the work tree.
 #
 #   bash scripts/tools/build.sh [tool ...]     # no tool: every tool, in the order below
@@ -27,6 +27,10 @@ PULUMI_KUBERNETES_MODULE_VERSION=v4.0.0-20260115033456-f47bc2d6f199 # github.com
 PULUMI_LANGUAGE_NODEJS_VERSION=v3.68.0 # the newest sdk/v3 that still holds nodejs/cmd/pulumi-language-nodejs; its own module is refused by the proxy
 KUBE_SCORE_VERSION=v1.20.0 # kube-score's newest release (2025-04-28), the only version the proxy lists
 CHECKOV_VERSION=3.3.30 # checkov on PyPI, pinned for repeatable findings
+# The Google provider: the proxy refuses github.com/pulumi/pulumi-gcp/provider/v9 (and v6 to v8: 403), so it is built
+# from git (pulumi-gcp at the tag, terraform-provider-google-beta at the commit its `upstream` submodule names, with
+# its patches/ applied). @pulumi/gcp asks for 9.37.0; the newest tag the git source here holds is v9.35.0.
+PULUMI_GCP_VERSION=9.35.0 # the provider version the tag is (v9.35.0), as its binary's name carries it
 # istioctl: the platform pins Istio 1.30.3 (lib/versions/istio.ts), but the proxy refuses its commit 56df41f63e51
 # (v0.0.0-20260713165634-56df41f63e51: 403, checked again 2026-11-26). Of the three istio.io/istio commits it serves,
 # 9739e10eb9d7 (2026-08-26) is on release-1.30 after 1.30.3 (its VERSION says 1.30; it asks for istio.io/api
@@ -54,7 +58,7 @@ all_tools=(
   etcd kube-apiserver kube-controller-manager kubectl kube-apiserver-lowest kube-controller-manager-lowest
   cert-manager-controller cert-manager-cainjector trust-manager
   pulumi pulumi-resource-kubernetes pulumi-language-nodejs
-  kube-score checkov istioctl
+  kube-score checkov istioctl pulumi-resource-gcp
 )
 
 say() { printf '%-32s %s\n' "$1" "$2"; }
@@ -298,6 +302,75 @@ build_istioctl() {
     "-X istio.io/istio/pkg/version.buildVersion=$ISTIO_VERSION -X istio.io/istio/pkg/version.buildStatus=Clean -X istio.io/istio/pkg/version.buildGitRevision=${ISTIO_MODULE_VERSION##*-} -X istio.io/istio/pkg/version.buildTag=$ISTIO_MODULE_VERSION"
 }
 
+# --- the Google Cloud provider --------------------------------------------------------------------------------------
+# git_commit <git URL or git dir> <ref> <name>: prints a git dir holding <ref> and the commit it names. A local git dir
+# that has it is used as it is (PULUMI_GCP_GIT and GOOGLE_BETA_GIT may name one); otherwise the one commit is fetched
+# into a bare repository of the cache.
+git_commit() {
+  local source=$1 ref=$2 dir=$work/git/$3.git
+  if [ -d "$source" ] && git --git-dir="$source" rev-parse -q --verify "$ref^{commit}" >/dev/null; then
+    echo "$source $(git --git-dir="$source" rev-parse "$ref^{commit}")"
+    return 0
+  fi
+  [ -d "$dir" ] || git init -q --bare "$dir"
+  if ! git --git-dir="$dir" rev-parse -q --verify "$ref^{commit}" >/dev/null; then
+    git --git-dir="$dir" fetch -q --depth 1 "$source" "$ref:$ref" 2>/dev/null ||
+      git --git-dir="$dir" fetch -q --depth 1 "$source" "$ref" || return 1
+  fi
+  echo "$dir $(git --git-dir="$dir" rev-parse "$ref^{commit}" 2>/dev/null || git --git-dir="$dir" rev-parse FETCH_HEAD)"
+}
+
+# pulumi-gcp's go.mod replaces terraform-provider-google-beta with ../upstream: the submodule's commit with patches/
+# applied in order, as its scripts/upstream.sh does. Three modules the bridge's schema and example generator imports
+# are refused by the proxy (403): scripts/tools/pulumi-resource-gcp/refused stands in for them (the provider never
+# calls them). The schema the provider embeds (for `pulumi package get-schema` and the bridge's input type check) is
+# the committed provider/cmd/pulumi-resource-gcp/schema.json where the git source has it; a git source without it
+# (a snapshot that leaves out its largest files) gives a schema of the package's name and version only (an empty
+# one makes the bridge's muxer stop at start): the bridge's type check then finds no resource in it and checks
+# nothing, and preview and up are otherwise the same (pkg/tfbridge/typechecker, pulumi-terraform-bridge v3.137.0).
+prepare_pulumi_gcp() {
+  local dir=$1 version=$2 tool=pulumi-resource-gcp src commit usrc ucommit p mode type
+  read -r src commit < <(git_commit "${PULUMI_GCP_GIT:-https://github.com/pulumi/pulumi-gcp.git}" "refs/tags/$version" pulumi-gcp)
+  [ -n "$commit" ] || return 1
+  git --git-dir="$src" archive "$commit" -- provider patches ":!provider/cmd/$tool/schema.json" | tar -x -C "$dir" || return 1
+  read -r mode type ucommit p < <(git --git-dir="$src" ls-tree "$commit" upstream)
+  [ "$type" = commit ] || { echo "pulumi-gcp $version has no upstream submodule"; return 1; }
+  read -r usrc ucommit < <(git_commit "${GOOGLE_BETA_GIT:-https://github.com/hashicorp/terraform-provider-google-beta.git}" "$ucommit" terraform-provider-google-beta)
+  [ -n "$ucommit" ] || return 1
+  mkdir -p "$dir/upstream"
+  git --git-dir="$usrc" archive "$ucommit" | tar -x -C "$dir/upstream" || return 1
+  for p in "$dir"/patches/*.patch; do
+    (cd "$dir/upstream" && GIT_CEILING_DIRECTORIES=$dir git apply "$p") || return 1
+  done
+  cp -R "$root/pulumi-resource-gcp/refused" "$dir/refused"
+  (cd "$dir/provider" && go mod edit \
+    -replace=github.com/pulumi/pulumi-java=../refused/pulumi-java \
+    -replace=github.com/pulumi/pulumi-yaml=../refused/pulumi-yaml \
+    -replace=github.com/pulumi/pulumi-dotnet/pulumi-language-dotnet/v3=../refused/pulumi-language-dotnet) || return 1
+  echo "pulumi-gcp $version ($commit), terraform-provider-google-beta $ucommit with $(ls "$dir"/patches | wc -l) patches"
+  if git --git-dir="$src" cat-file -e "$commit:provider/cmd/$tool/schema.json" 2>/dev/null; then
+    git --git-dir="$src" show "$commit:provider/cmd/$tool/schema.json" >"$dir/provider/cmd/$tool/schema.json"
+    # The schema's version is the provider's, as the Makefile's schema target sets it (cmd/pulumi-resource-gcp/generate.go).
+    (cd "$dir/provider/cmd/$tool" && VERSION=${version#v} go run -mod=mod generate.go) || return 1
+  else
+    echo "no provider/cmd/$tool/schema.json in $src: the provider embeds a schema of its name and version only"
+    printf '{"name":"gcp","version":"%s"}' "${version#v}" >"$dir/provider/cmd/$tool/schema-embed.json"
+  fi
+}
+
+build_pulumi_gcp() {
+  local version=v$PULUMI_GCP_VERSION tool=pulumi-resource-gcp dir log
+  built "$tool" "$version" && return 0
+  log=$logs/$tool-$version.log
+  dir=$work/$tool-$version
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  prepare_pulumi_gcp "$dir" "$version" >>"$log" 2>&1 || prepare_failed "$tool" "$version" "$log" || return 1
+  # The Makefile's ldflags: the provider's version, and upstream's (which it sends to Google in its user agent).
+  go_build "$tool" "$version" "$dir/provider" "./cmd/$tool" \
+    "-X github.com/pulumi/pulumi-gcp/provider/v9/pkg/version.Version=$PULUMI_GCP_VERSION -X github.com/hashicorp/terraform-provider-google-beta/version.ProviderVersion=$version"
+}
+
 # --- dispatch -------------------------------------------------------------------------------------------------
 build_tool() {
   case $1 in
@@ -313,6 +386,7 @@ build_tool() {
     kube-score) build_kube_score ;;
     checkov) build_checkov ;;
     istioctl) build_istioctl ;;
+    pulumi-resource-gcp) build_pulumi_gcp ;;
     *)
       echo "unknown tool: $1 (known: ${all_tools[*]})" >&2
       return 2

@@ -6,12 +6,20 @@ import { supportedKubernetes } from "../../lib/versions/kubernetes";
  * `npm run test:real [-- <kubernetes minor>]`: the real tier's scripts one after another, each given the
  * same arguments; stops at the first that fails and exits with its code.
  */
-const scripts = ["smoke.ts", "identity.ts", "platformUp.ts", "upgrade.ts", "../doctor/realCluster.ts"];
+const scripts = [
+  "smoke.ts",
+  "identity.ts",
+  "platformUp.ts",
+  "upgrade.ts",
+  "gcpPreview.ts",
+  "../doctor/realCluster.ts",
+];
 /**
  * The scripts that run at the highest supported minor only: the upgrade's plan is the library's change,
- * the same at every minor, and each run of it adds about two minutes to the tier (docs/testing.md).
+ * the same at every minor, and each run of it adds about two minutes to the tier (docs/testing.md); the
+ * GCP layer's preview starts no control plane, so the minor does not change it.
  */
-const highestMinorOnly = new Set(["upgrade.ts"]);
+const highestMinorOnly = new Set(["upgrade.ts", "gcpPreview.ts"]);
 const minorOf = (v: string) => /^v?(\d+\.\d+)/.exec(v)?.[1];
 const minor = minorOf(process.argv[2] ?? supportedKubernetes.highest);
 const tsx = path.resolve(__dirname, "../../node_modules/.bin/tsx");

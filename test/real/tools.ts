@@ -3,7 +3,7 @@ import * as os from "os";
 import * as path from "path";
 
 /**
- * The real tier's programs: each built from the Go module proxy (or PyPI) by scripts/tools/build.sh into
+ * The real tier's programs: each built from the Go module proxy (or PyPI, or git for the Google provider) by scripts/tools/build.sh into
  * the cache folder, named with its version. The versions are read from the pinned lines at the top of that
  * script, so a bump there is the only change. `<TOOL>_BIN` (the tool's name upper-cased, dashes as
  * underscores, e.g. KUBE_APISERVER_BIN, KUBE_APISERVER_LOWEST_BIN) names another binary for one tool.
@@ -29,6 +29,7 @@ const toolVersions = {
   "kube-score": "KUBE_SCORE_VERSION",
   checkov: "CHECKOV_VERSION",
   istioctl: "ISTIO_VERSION",
+  "pulumi-resource-gcp": "PULUMI_GCP_VERSION",
 } as const;
 
 export type ToolName = keyof typeof toolVersions;
@@ -68,8 +69,8 @@ export function toolVersion(name: ToolName): string {
   const variable = toolVersions[name];
   const value = pinnedVersions().get(variable);
   if (!value) throw new Error(`${buildScript} pins no ${variable}`);
-  // The provider's version is written without the v; its binary's name has one, like every Go tool's.
-  return name === "pulumi-resource-kubernetes" ? `v${value}` : value;
+  // A provider's version is written without the v; its binary's name has one, like every Go tool's.
+  return name === "pulumi-resource-kubernetes" || name === "pulumi-resource-gcp" ? `v${value}` : value;
 }
 
 /** The binary's file name in the cache: the tool's, less `-lowest`, with its version. */
