@@ -76,4 +76,6 @@ export {
 } from "./meshes";
 // What the building blocks' Args are written with: exposures, mesh routes and access grants.
 export { type AccessGrant, type Caller, type Exposure, type MeshRouteSpec } from "./manifests";
-export { type CertManagerRef, type ChartContext, type MonitoringRef } from "./deploy";
+// A building block used on its own takes its chart context from `standaloneCharts` (which CRD families its
+// charts own), spread with a chart source (`source: { folder }` for pinned charts on disk, or a mirror).
+export { standaloneCharts, type CertManagerRef, type ChartContext, type MonitoringRef } from "./deploy";

@@ -26,6 +26,7 @@ test("the package exports a curated list of values", () => {
     "loadPlan",
     "meshNamespaceMetadata",
     "resolvePlan",
+    "standaloneCharts",
   ]);
 });
 
