@@ -19,6 +19,17 @@ export function plan(overrides: Record<string, unknown> = {}, stack = "test"): P
 }
 
 /** The problems a bad environment produces; fails the test if the environment is accepted. */
+/** The ConfigError `run` throws; fails the test if it throws none. */
+export function configError(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error("expected a ConfigError");
+}
+
 export function problems(raw: Record<string, unknown>): readonly ConfigProblem[] {
   try {
     parseEnvironment(raw, "test");

@@ -1,7 +1,7 @@
 import { ConfigError, type EnvironmentInput } from "../../lib/config";
 import { loadPlan, resolvePlan } from "../../lib/plan";
 import { Platform } from "../../lib/platform";
-import { input, render } from "../helpers";
+import { configError, input, render } from "../helpers";
 
 /**
  * One way from a config to a plan: a config written in code (`new Platform("p", { config })`,
@@ -160,17 +160,6 @@ const families: [family: string, overrides: Record<string, unknown>, message: st
   ],
 ];
 
-/** The ConfigError `run` throws; fails the test if it throws none. */
-function refusal(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error("expected a ConfigError");
-}
-
 /** The environment as `pulumi config` holds it: one `platform:*` key per section, as JSON where structured. */
 function stackConfig(env: Record<string, unknown>): Record<string, string> {
   const { gcp, ...platform } = env as { gcp: { project: string; region: string } } & Record<string, unknown>;
@@ -188,10 +177,10 @@ test.each(families)(
     let viaPlatform: ConfigError | undefined;
     let viaLoadPlan: ConfigError | undefined;
     await render(() => {
-      viaPlatform = refusal(() => new Platform("platform", { config: env }));
-      viaLoadPlan = refusal(() => loadPlan(stackConfig(env)));
+      viaPlatform = configError(() => new Platform("platform", { config: env }));
+      viaLoadPlan = configError(() => loadPlan(stackConfig(env)));
     });
-    const viaResolvePlan = refusal(() => resolvePlan(env, "test"));
+    const viaResolvePlan = configError(() => resolvePlan(env, "test"));
     expect(viaResolvePlan.message).toBe(message);
     expect(viaPlatform?.message).toBe(message);
     // The same problems; the stack's file named where the config came from.

@@ -1,4 +1,3 @@
-import type { PolicyResource, StackValidationArgs } from "@pulumi/policy";
 import {
   HelmTemplater,
   checkClusterInvariants,
@@ -12,9 +11,9 @@ import { Platform } from "../../lib/platform";
 import { applyOrder, clusterInputOf, viewsOf, type RenderResult } from "../../lib/render";
 import { checkInvariants } from "../../lib/safety";
 import { supportedKubernetes } from "../../lib/versions";
-import { policies } from "../../policy/policies";
 import { config, render } from "../helpers";
 import { chartsDir, chartsProblem } from "../upstream/reference";
+import { violations } from "./policyPack";
 
 /**
  * One invariant, one implementation: the same mutated render goes to the render's invariants, the
@@ -63,28 +62,9 @@ const fromRender = (result: RenderResult) =>
 
 /** The policy pack, over the same resources as Pulumi hands them to it. */
 async function fromPolicyPack(result: RenderResult): Promise<string[]> {
-  const resources: PolicyResource[] = viewsOf(result).map((v) => ({
-    type: v.type,
-    name: v.name,
-    urn: `urn:pulumi:prod::app::${v.type}::${v.name}`,
-    props: v.inputs,
-    opts: {
-      protect: v.protect,
-      ignoreChanges: [],
-      aliases: [],
-      customTimeouts: {} as never,
-      additionalSecretOutputs: [],
-    },
-    dependencies: [],
-    propertyDependencies: {},
-    isType: () => false,
-    asType: () => undefined,
-  }));
-  const args = { resources, stackTags: new Map(), getConfig: () => ({}) };
-  const out: string[] = [];
-  for (const p of policies.filter((p) => p.name === "probes-authorized"))
-    await p.validateStack(args as unknown as StackValidationArgs, (message) => out.push(message));
-  return out;
+  return (await violations(viewsOf(result)))
+    .filter((v) => v.policy === "probes-authorized")
+    .map((v) => v.message);
 }
 
 /** The cluster tier's invariant over an object set. */

@@ -1,10 +1,9 @@
 import * as fs from "fs";
 import { checkValueKeys } from "../../lib/deploy";
-import { ConfigError } from "../../lib/config";
 import { Platform } from "../../lib/platform";
 import { charts, unknownValuePaths, valuesKeysOf, type ChartName } from "../../lib/versions";
 import { record, recordFile, sources, unrecorded } from "../../scripts/valuesKeys";
-import { plan, render } from "../helpers";
+import { configError, plan, render } from "../helpers";
 import { referenceDir, skipReason } from "../upstream/reference";
 
 /**
@@ -12,16 +11,6 @@ import { referenceDir, skipReason } from "../upstream/reference";
  * any other without a word. lib/versions/values-keys.json records each chart's keys at its pin; every
  * release is checked against it at render, so every test that renders checks the platform's values.
  */
-
-function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 test("every pinned chart has its key list recorded at its pinned version, or a stated reason why not", () => {
   const names = Object.keys(charts) as ChartName[];
