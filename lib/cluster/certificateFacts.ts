@@ -1,6 +1,7 @@
 import {
   certManagerDefaults,
   chartCertificates,
+  goDurationSeconds,
   charts,
   type ChartCertificates,
   type ChartName,
@@ -21,13 +22,6 @@ import { list, obj, str } from "../json";
 
 const isCertManager = (o: KubeObject, kind: string) =>
   o.kind === kind && o.apiVersion.startsWith("cert-manager.io/");
-
-/** A Go duration in seconds (`8760h`, `8760h0m0s`, `30m`), or undefined for anything else. */
-function seconds(duration: string): number | undefined {
-  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(duration);
-  if (!m || duration === "") return undefined;
-  return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
-}
 
 /** Whether an object carries a CA bundle written into the template, not injected by cainjector. */
 function templateCaBundle(o: KubeObject): boolean {
@@ -107,8 +101,8 @@ function disagreements(set: ObjectSet, release: TemplatedRelease, chart: ChartNa
       );
       continue;
     }
-    const predicted = seconds(fact.lifetime);
-    const rendered = seconds(str(spec.duration) ?? certManagerDefaults.duration);
+    const predicted = goDurationSeconds(fact.lifetime);
+    const rendered = goDurationSeconds(str(spec.duration) ?? certManagerDefaults.duration);
     if (predicted !== undefined && predicted !== rendered)
       out.push(
         `renders Certificate ${c.metadata.namespace}/${c.metadata.name} for ${str(spec.duration) ?? certManagerDefaults.duration}, and the inventory says ${fact.lifetime}`,

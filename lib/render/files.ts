@@ -1,5 +1,6 @@
 import * as YAML from "yaml";
 import { certificateInventory, type CertificateEntry } from "../safety";
+import { goDurationSeconds } from "../versions";
 import { viewsOf } from "./views";
 import { criticalPath, mermaid, shortType } from "./graph";
 import type { RenderResult, RenderedOptions, RenderedResource } from "./run";
@@ -40,9 +41,8 @@ function certificatesYaml(result: RenderResult): string {
 
 /** A Go duration (`87600h0m0s`, `30m`) in words where it is one; anything else as it is. */
 export function durationText(text: string): string {
-  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text);
-  if (!m || text === "") return text;
-  const seconds = Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+  const seconds = goDurationSeconds(text);
+  if (seconds === undefined) return text;
   const units: [number, string][] = [
     [365 * 86400, "year"],
     [86400, "day"],

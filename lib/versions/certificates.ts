@@ -99,6 +99,13 @@ function webhookCaChain(
   };
 }
 
+/** A Go duration (`8760h`, `8760h0m0s`, `30m`) in seconds, or undefined for anything else. */
+export function goDurationSeconds(text: string): number | undefined {
+  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text);
+  if (!m || text === "") return undefined;
+  return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+}
+
 /** A value at a dotted path, or the chart's default where the release leaves it unset. */
 function value<T>(values: Readonly<Record<string, unknown>>, path: string, fallback: T): T {
   let cur: unknown = values;

@@ -2,7 +2,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { MissingTools } from "./apiServer";
-import { pulumiSession, repositoryRoot } from "./platformProgram";
+import { pulumiSession, repositoryRoot, writeNodeProject } from "./platformProgram";
 import { pulumiEngine } from "./pulumi";
 import { runTierScript, stepTimer } from "./script";
 import { requireTools, type Tool } from "./tools";
@@ -65,38 +65,25 @@ interface Preview {
 }
 
 function writeProgram(dir: string): string {
-  fs.mkdirSync(dir, { recursive: true });
-  fs.symlinkSync(path.join(repositoryRoot, "node_modules"), path.join(dir, "node_modules"));
-  fs.writeFileSync(
-    path.join(dir, "package.json"),
-    JSON.stringify({ name: "real-gcp-preview", main: "index.js" }),
-  );
-  fs.writeFileSync(
-    path.join(dir, "Pulumi.yaml"),
-    "name: real-gcp-preview\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n",
-  );
   const lib = (p: string) => JSON.stringify(path.join(repositoryRoot, "lib", p));
-  fs.writeFileSync(
-    path.join(dir, "index.js"),
-    [
-      `// Written by test/real/gcpPreview.ts; runs ${repositoryRoot}/lib.`,
-      `require("tsx/cjs/api").register();`,
-      `const { GkeCluster, loadPlan } = require(${lib("index.ts")});`,
-      ``,
-      `// The cluster as the Platform builds it (lib/platform/platform.ts), from the stack's config.`,
-      `const plan = loadPlan();`,
-      `const c = plan.config;`,
-      `const cluster = new GkeCluster(c.cluster.name, {`,
-      `  project: c.gcp.project,`,
-      `  region: c.gcp.region,`,
-      `  settings: { cluster: c.cluster, network: c.network },`,
-      `  webhookPorts: plan.webhookPorts,`,
-      `  proxyOnlySubnet: plan.proxyOnlySubnet,`,
-      `});`,
-      `exports.clusterName = cluster.clusterName;`,
-      ``,
-    ].join("\n"),
-  );
+  writeNodeProject(dir, "real-gcp-preview", path.join(repositoryRoot, "node_modules"), [
+    `// Written by test/real/gcpPreview.ts; runs ${repositoryRoot}/lib.`,
+    `require("tsx/cjs/api").register();`,
+    `const { GkeCluster, loadPlan } = require(${lib("index.ts")});`,
+    ``,
+    `// The cluster as the Platform builds it (lib/platform/platform.ts), from the stack's config.`,
+    `const plan = loadPlan();`,
+    `const c = plan.config;`,
+    `const cluster = new GkeCluster(c.cluster.name, {`,
+    `  project: c.gcp.project,`,
+    `  region: c.gcp.region,`,
+    `  settings: { cluster: c.cluster, network: c.network },`,
+    `  webhookPorts: plan.webhookPorts,`,
+    `  proxyOnlySubnet: plan.proxyOnlySubnet,`,
+    `});`,
+    `exports.clusterName = cluster.clusterName;`,
+    ``,
+  ]);
   return dir;
 }
 

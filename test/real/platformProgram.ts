@@ -64,6 +64,27 @@ export interface ProgramSource {
 }
 
 /**
+ * A JavaScript Pulumi project in `dir` named `name`: its package.json, Pulumi.yaml and `index.js`
+ * (`lines`), with `nodeModules` linked so the program and the library it requires share one Pulumi runtime.
+ */
+export function writeNodeProject(
+  dir: string,
+  name: string,
+  nodeModules: string,
+  lines: readonly string[],
+): void {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.rmSync(path.join(dir, "node_modules"), { force: true });
+  fs.symlinkSync(nodeModules, path.join(dir, "node_modules"));
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name, main: "index.js" }));
+  fs.writeFileSync(
+    path.join(dir, "Pulumi.yaml"),
+    `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n`,
+  );
+  fs.writeFileSync(path.join(dir, "index.js"), lines.join("\n"));
+}
+
+/**
  * The Pulumi program, in JavaScript: registers tsx so the source tree's `lib/` (TypeScript) loads as it
  * is, without a build; @pulumi/pulumi and @pulumi/kubernetes come from the tree's node_modules (linked),
  * so the program and the library share one Pulumi runtime. Writing it again over the same folder (same
@@ -77,74 +98,60 @@ export function writeProgram(
     root: repositoryRoot,
     nodeModules: path.join(repositoryRoot, "node_modules"),
   };
-  fs.mkdirSync(dir, { recursive: true });
-  fs.rmSync(path.join(dir, "node_modules"), { force: true });
-  fs.symlinkSync(source.nodeModules, path.join(dir, "node_modules"));
-  fs.writeFileSync(
-    path.join(dir, "package.json"),
-    JSON.stringify({ name: "real-platform-up", main: "index.js" }),
-  );
-  fs.writeFileSync(
-    path.join(dir, "Pulumi.yaml"),
-    "name: real-platform-up\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n",
-  );
   const lib = (p: string) => JSON.stringify(path.join(source.root, "lib", p));
-  fs.writeFileSync(
-    path.join(dir, "index.js"),
-    [
-      `// Written by test/real/platformProgram.ts; runs ${source.root}/lib.`,
-      `require("tsx/cjs/api").register();`,
-      `const pulumi = require("@pulumi/pulumi");`,
-      `const { CertManager, ExistingCluster, Linkerd, Platform, loadPlan, standaloneCharts } = require(${lib("index.ts")});`,
-      `const { sizingProfile } = require(${lib("config/index.ts")});`,
-      `const { single } = require(${lib("deploy/index.ts")});`,
-      ``,
-      `const config = new pulumi.Config();`,
-      `const layer = config.require("layer");`,
-      `const identityGroups = ["cert-manager.io/", "trust.cert-manager.io/"];`,
-      `// No pod runs (no kubelet): Helm and the provider must not wait for any; the identity objects keep`,
-      `// their awaits, which the real cert-manager and trust-manager meet. Test-only: see platformUp.ts.`,
-      `pulumi.runtime.registerStackTransformation(({ type, props, opts }) => {`,
-      `  if (type === "kubernetes:helm.sh/v3:Release")`,
-      `    return { props: { ...props, skipAwait: true, disableWebhooks: true, postrender: ${JSON.stringify(options.postrender)} }, opts };`,
-      `  if (!type.startsWith("kubernetes:") || type.startsWith("kubernetes:helm") || !props.metadata) return undefined;`,
-      `  if (identityGroups.some((g) => String(props.apiVersion ?? "").startsWith(g))) return undefined;`,
-      `  return { props: { ...props, metadata: pulumi.output(props.metadata).apply((m) => ({`,
-      `    ...m, annotations: { ...(m.annotations ?? {}), "pulumi.com/skipAwait": "true" } })) }, opts };`,
-      `});`,
-      ``,
-      `if (layer === "platform") {`,
-      `  // The whole platform from the stack's config (Pulumi.real.yaml, written by the test).`,
-      `  exports.clusterName = new Platform("platform", { plan: loadPlan() }).clusterName;`,
-      `} else {`,
-      `  const cluster = new ExistingCluster("real", {`,
-      `    project: "real-tier",`,
-      `    existing: { kubeconfigPath: process.env.KUBECONFIG },`,
-      `  });`,
-      `  const charts = {`,
-      `    ...standaloneCharts({ certManager: "certManager", trustManager: "trustManager", linkerd: "linkerdCrds" }),`,
-      `    source: { folder: ${JSON.stringify(options.charts)}, digests: {} },`,
-      `  };`,
-      `  const certManager = new CertManager("cert-manager", {`,
-      `    charts,`,
-      `    trustManager: true,`,
-      `    provider: cluster.provider,`,
-      `    sizing: {`,
-      `      certManager: { ...single(sizingProfile.certManager), replicas: config.getNumber("certManagerReplicas") ?? 1 },`,
-      `      certManagerWebhook: single(sizingProfile.certManagerWebhook),`,
-      `      certManagerCainjector: single(sizingProfile.certManagerCainjector),`,
-      `      trustManager: single(sizingProfile.trustManager),`,
-      `    },`,
-      `  });`,
-      `  exports.certManager = certManager.certManager.status.name;`,
-      `  if (layer === "building-blocks") {`,
-      `    const linkerd = new Linkerd("linkerd", { charts, certManager, provider: cluster.provider });`,
-      `    exports.linkerd = linkerd.controlPlane.status.name;`,
-      `  }`,
-      `}`,
-      ``,
-    ].join("\n"),
-  );
+  writeNodeProject(dir, "real-platform-up", source.nodeModules, [
+    `// Written by test/real/platformProgram.ts; runs ${source.root}/lib.`,
+    `require("tsx/cjs/api").register();`,
+    `const pulumi = require("@pulumi/pulumi");`,
+    `const { CertManager, ExistingCluster, Linkerd, Platform, loadPlan, standaloneCharts } = require(${lib("index.ts")});`,
+    `const { sizingProfile } = require(${lib("config/index.ts")});`,
+    `const { single } = require(${lib("deploy/index.ts")});`,
+    ``,
+    `const config = new pulumi.Config();`,
+    `const layer = config.require("layer");`,
+    `const identityGroups = ["cert-manager.io/", "trust.cert-manager.io/"];`,
+    `// No pod runs (no kubelet): Helm and the provider must not wait for any; the identity objects keep`,
+    `// their awaits, which the real cert-manager and trust-manager meet. Test-only: see platformUp.ts.`,
+    `pulumi.runtime.registerStackTransformation(({ type, props, opts }) => {`,
+    `  if (type === "kubernetes:helm.sh/v3:Release")`,
+    `    return { props: { ...props, skipAwait: true, disableWebhooks: true, postrender: ${JSON.stringify(options.postrender)} }, opts };`,
+    `  if (!type.startsWith("kubernetes:") || type.startsWith("kubernetes:helm") || !props.metadata) return undefined;`,
+    `  if (identityGroups.some((g) => String(props.apiVersion ?? "").startsWith(g))) return undefined;`,
+    `  return { props: { ...props, metadata: pulumi.output(props.metadata).apply((m) => ({`,
+    `    ...m, annotations: { ...(m.annotations ?? {}), "pulumi.com/skipAwait": "true" } })) }, opts };`,
+    `});`,
+    ``,
+    `if (layer === "platform") {`,
+    `  // The whole platform from the stack's config (Pulumi.real.yaml, written by the test).`,
+    `  exports.clusterName = new Platform("platform", { plan: loadPlan() }).clusterName;`,
+    `} else {`,
+    `  const cluster = new ExistingCluster("real", {`,
+    `    project: "real-tier",`,
+    `    existing: { kubeconfigPath: process.env.KUBECONFIG },`,
+    `  });`,
+    `  const charts = {`,
+    `    ...standaloneCharts({ certManager: "certManager", trustManager: "trustManager", linkerd: "linkerdCrds" }),`,
+    `    source: { folder: ${JSON.stringify(options.charts)}, digests: {} },`,
+    `  };`,
+    `  const certManager = new CertManager("cert-manager", {`,
+    `    charts,`,
+    `    trustManager: true,`,
+    `    provider: cluster.provider,`,
+    `    sizing: {`,
+    `      certManager: { ...single(sizingProfile.certManager), replicas: config.getNumber("certManagerReplicas") ?? 1 },`,
+    `      certManagerWebhook: single(sizingProfile.certManagerWebhook),`,
+    `      certManagerCainjector: single(sizingProfile.certManagerCainjector),`,
+    `      trustManager: single(sizingProfile.trustManager),`,
+    `    },`,
+    `  });`,
+    `  exports.certManager = certManager.certManager.status.name;`,
+    `  if (layer === "building-blocks") {`,
+    `    const linkerd = new Linkerd("linkerd", { charts, certManager, provider: cluster.provider });`,
+    `    exports.linkerd = linkerd.controlPlane.status.name;`,
+    `  }`,
+    `}`,
+    ``,
+  ]);
   return dir;
 }
 

@@ -1,5 +1,6 @@
 import type { AdmissionObject, MeshGrant } from "../mesh";
-import { list, obj, type Json } from "../../json";
+import { list, obj, record } from "../../json";
+import { selects, type SelectorSpec } from "../../manifests/selectors";
 
 /**
  * The callers Istio's ALLOW AuthorizationPolicies let into the pods they select from another namespace
@@ -9,10 +10,6 @@ import { list, obj, type Json } from "../../json";
 
 /** Workloads whose pods a policy's selector picks. */
 const podOwners = new Set(["Deployment", "StatefulSet", "DaemonSet"]);
-
-/** Whether a selector (its `matchLabels`) selects pods with these labels. */
-const selects = (selector: unknown, podLabels: Json): boolean =>
-  Object.entries(obj(obj(selector).matchLabels)).every(([k, v]) => podLabels[k] === v);
 
 export function istioGrants(
   objects: readonly AdmissionObject[],
@@ -35,7 +32,7 @@ export function istioGrants(
         workloads
           .filter((w) => w.metadata.namespace === ns)
           .map((w) => obj(obj(w.spec).template))
-          .filter((t) => selects(spec.selector, obj(obj(t.metadata).labels)))
+          .filter((t) => selects(spec.selector as SelectorSpec | undefined, record(obj(t.metadata).labels)))
           .flatMap((t) => list(obj(t.spec).containers).flatMap((c) => list(c.ports)))
           .map((p) => p.containerPort)
           .filter((p): p is number => typeof p === "number"),

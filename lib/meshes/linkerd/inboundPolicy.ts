@@ -3,6 +3,7 @@ import { list, obj, str, strings, type Json } from "../../json";
 import { routeMatchesGet } from "../../manifests/paths";
 import { selects, type SelectorSpec } from "../../manifests/selectors";
 import { privateNetworks } from "../../versions";
+import { cidrWithin } from "../cidr";
 import type { AdmissionObject, AdmittedPod, MeshProbe, MeshScrape } from "../mesh";
 
 /**
@@ -95,13 +96,8 @@ function admitsScraper(
 /** Whether a network (with its exceptions) holds every address of `inner`; IPv6 ranges only by equality. */
 function holds(cidr: string, except: readonly string[], inner: string): boolean {
   if (inner.includes(":")) return cidr === "::/0" || cidr === inner;
-  const net = cidr === "0.0.0.0/0" ? ([0, 2 ** 32] as [number, number]) : rangeOf(cidr);
-  const within = rangeOf(inner);
-  if (!net || !within || within[0] < net[0] || within[1] > net[1]) return false;
-  return !except.some((e) => {
-    const r = rangeOf(e);
-    return r !== undefined && r[0] < within[1] && within[0] < r[1];
-  });
+  // Two ranges overlap only where one holds the other.
+  return cidrWithin(inner, cidr) && !except.some((e) => cidrWithin(e, inner) || cidrWithin(inner, e));
 }
 
 /** Whether a list of `{cidr, except}` networks lets the client in. */
