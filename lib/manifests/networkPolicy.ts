@@ -1,5 +1,6 @@
 import { ApiObject } from "cdk8s";
 import type { Construct } from "constructs";
+import { namespaceNameLabel } from "./selectors";
 
 /**
  * A namespace's Kubernetes NetworkPolicy: every pod in it takes connections only from the sources
@@ -35,12 +36,6 @@ export interface NetworkPeer {
 
 /** The policy's name in each isolated namespace. */
 export const namespaceNetworkPolicyName = "namespace-isolation";
-
-/**
- * The label the API server sets on every namespace, its name (Kubernetes 1.22+, NamespaceDefaultLabelName:
- * kubernetes.io/docs/concepts/services-networking/network-policies "Targeting a Namespace by its name").
- */
-export const namespaceNameLabel = "kubernetes.io/metadata.name";
 
 export interface NamespaceNetworkPolicyProps {
   readonly namespace: string;

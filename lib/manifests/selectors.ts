@@ -42,3 +42,9 @@ export function selects(
   }
   return true;
 }
+
+/**
+ * The label the API server sets on every namespace, its name (Kubernetes 1.22+, NamespaceDefaultLabelName:
+ * kubernetes.io/docs/concepts/services-networking/network-policies "Targeting a Namespace by its name").
+ */
+export const namespaceNameLabel = "kubernetes.io/metadata.name";

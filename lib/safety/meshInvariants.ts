@@ -6,6 +6,7 @@ import {
   type MeshAdmission,
 } from "../meshes";
 import { meshAdmissions, cidrWithin, refusedProbes } from "../meshes/models";
+import { namespaceNameLabel, selects } from "../manifests/selectors";
 import { privateNetworks } from "../versions";
 import {
   at,
@@ -62,7 +63,8 @@ export function jobsFinish(resources: readonly ResourceView[]): Violation[] {
     const pod: AdmittedPod = {
       labels: stringsOf((at(template, "metadata", "labels") ?? {}) as Obj),
       annotations: stringsOf((at(template, "metadata", "annotations") ?? {}) as Obj),
-      namespaceLabels: stringsOf(ns.labels),
+      // The API server labels every namespace with its name, as the cluster tier's pods see it (objectSet.ts).
+      namespaceLabels: { [namespaceNameLabel]: o.namespace ?? "", ...stringsOf(ns.labels) },
       namespaceAnnotations: stringsOf(ns.annotations),
       workload: o.name ?? "",
       workloadKind: o.kind,
@@ -131,12 +133,23 @@ function clusterRanges(resources: readonly ResourceView[]): string[] {
   ]);
 }
 
-/** Whether a selector (its `matchLabels`) selects pods with these labels. */
-const selects = (selector: unknown, podLabels: Obj): boolean =>
-  Object.entries((at(selector, "matchLabels") ?? {}) as Obj).every(([k, v]) => podLabels[k] === v);
+/** A selector as the API server evaluates it (matchLabels and matchExpressions), on string labels. */
+const selectorMatches = (selector: unknown, labels: Obj): boolean =>
+  selects(isObj(selector) ? selector : undefined, stringsOf(labels));
 
-/** Whether a NetworkPolicy rule's peer lets the source in. */
-function peerAdmits(peer: Obj, source: MeshSource, policyNamespace: string): boolean {
+/**
+ * Whether a NetworkPolicy rule's peer lets the source in. A namespace source is a mesh identity of any
+ * workload there: a peer admits it where its namespaceSelector selects the namespace's labels (those of
+ * its Namespace in the set, and the name label the API server sets), or, without one, where the policy
+ * is the source's own namespace. A peer's podSelector narrows which of those pods; the grant does not
+ * tell pods apart, so it is not judged here.
+ */
+function peerAdmits(
+  peer: Obj,
+  source: MeshSource,
+  policyNamespace: string,
+  namespaceLabels: (namespace: string) => Obj,
+): boolean {
   if ("cidr" in source) {
     const block = at(peer, "ipBlock");
     const except = ((at(block, "except") as unknown[] | undefined) ?? []).map(String);
@@ -149,13 +162,7 @@ function peerAdmits(peer: Obj, source: MeshSource, policyNamespace: string): boo
   const nsSelector = at(peer, "namespaceSelector");
   if (nsSelector === undefined)
     return at(peer, "podSelector") !== undefined && source.namespace === policyNamespace;
-  const labels = at(nsSelector, "matchLabels") as Obj | undefined;
-  return (
-    at(nsSelector, "matchExpressions") === undefined &&
-    Object.entries(labels ?? {}).every(
-      ([k, v]) => k === "kubernetes.io/metadata.name" && v === source.namespace,
-    )
-  );
+  return selectorMatches(nsSelector, namespaceLabels(source.namespace));
 }
 
 /** Every mesh's grants (lib/meshes/<mesh>/grants.ts), each with the resource that holds its object. */
@@ -187,6 +194,14 @@ export function networkPolicyAdmitsMeshGrants(resources: readonly ResourceView[]
     (r) => object(r).kind === "NetworkPolicy" && r.type.startsWith("kubernetes:"),
   );
   if (policies.length === 0) return [];
+  const namespaces = new Map(
+    resources.filter((r) => object(r).kind === "Namespace").map((r) => [object(r).name, object(r).labels]),
+  );
+  // The API server labels every namespace with its name (NamespaceDefaultLabelName, Kubernetes 1.22+).
+  const namespaceLabels = (namespace: string): Obj => ({
+    ...(namespaces.get(namespace) ?? {}),
+    [namespaceNameLabel]: namespace,
+  });
   const isolating = (r: ResourceView) => {
     const types = at(r.inputs, "spec", "policyTypes") as unknown[] | undefined;
     return types === undefined ? true : types.includes("Ingress");
@@ -197,7 +212,7 @@ export function networkPolicyAdmitsMeshGrants(resources: readonly ResourceView[]
       (p) =>
         object(p).namespace === grant.namespace &&
         isolating(p) &&
-        selects(at(p.inputs, "spec", "podSelector"), grant.podLabels),
+        selectorMatches(at(p.inputs, "spec", "podSelector"), grant.podLabels),
     );
     if (applying.length === 0) continue;
     const admitted = grant.ports.every((port) =>
@@ -208,7 +223,7 @@ export function networkPolicyAdmitsMeshGrants(resources: readonly ResourceView[]
           const sourceOk =
             from === undefined ||
             from.length === 0 ||
-            from.some((peer) => peerAdmits(peer, grant.source, grant.namespace));
+            from.some((peer) => peerAdmits(peer, grant.source, grant.namespace, namespaceLabels));
           const portOk =
             ports === undefined ||
             ports.length === 0 ||

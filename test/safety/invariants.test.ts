@@ -554,6 +554,61 @@ test.each(["linkerd", "istio"] as const)(
   },
 );
 
+test("network-policy-admits-mesh-grants reads selectors as the API server does: matchExpressions, and namespaces by their labels", async () => {
+  const c = config({
+    tier: "prod",
+    mesh: { kind: "istio" },
+    apps: [{ ...shop, mesh: { authorization: { rules: [{ from: ["shop", "ops/oncall"] }] } } }],
+  });
+  const views = viewsOf(await render(() => new Platform("p", { plan: planFor(c) }).outputs()));
+  type Rule = { from: Obj[]; ports?: Obj[] };
+  const isolation = kind("NetworkPolicy", "namespace-isolation");
+  const opsRule = (r: Rule) => JSON.stringify(r.from).includes('"ops"');
+  // ops let in by a label of its Namespace, not by its name: the API server admits it, so no finding.
+  const shopNamespace = views.find(kind("Namespace", "shop"));
+  if (!shopNamespace) throw new Error("no Namespace shop in the render");
+  const ops = JSON.parse(JSON.stringify(shopNamespace)) as Mutable & { inputs: Obj };
+  ops.name = "ops";
+  const metadata = ops.inputs.metadata as { labels?: Record<string, string> };
+  ops.inputs.metadata = {
+    ...metadata,
+    name: "ops",
+    labels: { ...metadata.labels, "example.com/team": "oncall" },
+  };
+  const byTeamLabel = broken([...views, ops], isolation, (v) => {
+    for (const r of (v.inputs.spec as { ingress: Rule[] }).ingress)
+      if (opsRule(r))
+        r.from = [
+          {
+            namespaceSelector: {
+              matchExpressions: [{ key: "example.com/team", operator: "In", values: ["oncall"] }],
+            },
+          },
+        ];
+  });
+  expect(only(byTeamLabel)).toEqual([]);
+  // The same selector on a label ops does not carry: ops' calls are dropped.
+  const wrongLabel = broken(views, isolation, (v) => {
+    for (const r of (v.inputs.spec as { ingress: Rule[] }).ingress)
+      if (opsRule(r))
+        r.from = [
+          {
+            namespaceSelector: {
+              matchExpressions: [{ key: "example.com/team", operator: "In", values: ["oncall"] }],
+            },
+          },
+        ];
+  });
+  expect(only(wrongLabel).map((f) => f.invariant)).toEqual(["network-policy-admits-mesh-grants"]);
+  // A policy whose podSelector's expression leaves shop's pods out does not apply to them: no finding.
+  const elsewhere = broken(wrongLabel, isolation, (v) => {
+    (v.inputs.spec as Obj).podSelector = {
+      matchExpressions: [{ key: "app.kubernetes.io/name", operator: "NotIn", values: ["shop"] }],
+    };
+  });
+  expect(only(elsewhere)).toEqual([]);
+});
+
 test("every invariant has a bad case above that breaks it", () => {
   expect([...brokenSoFar].sort()).toEqual(Object.keys(invariants).sort());
 });
