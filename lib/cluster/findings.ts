@@ -26,6 +26,8 @@ export const clusterInvariants = {
     "kubelet's HTTP probes of every meshed pod, the charts' included, get through the mesh's inbound policy",
   "certificate-facts-hold":
     "the certificate inventory's chart facts, which certificates-renewed judges, match what each chart renders: its issuers and Certificates, the TLS Secrets and CA bundles it writes at template time, the Secrets its pods mount",
+  "crd-claims-hold":
+    "the CRD ownership model's claims (crdClaims), which decide every CRD family's one owner, match the CRDs each release's chart renders with the platform's values",
   "disruption-budgets-valid": "no PodDisruptionBudget sets both minAvailable and maxUnavailable",
   "ca-keys-confined":
     "no identity but the component that owns a CA key (cert-manager; trust-manager in its trust namespace) can read the Secret that holds it",

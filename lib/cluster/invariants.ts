@@ -15,6 +15,7 @@ import type { ClusterFinding, ClusterInvariant } from "./findings";
 import type { ObjectSet } from "./objectSet";
 import { caKeysConfined } from "./secretReaders";
 import { certificateFactsHold } from "./certificateFacts";
+import { crdClaimsHold } from "./crdClaimFacts";
 import { probesAuthorized } from "./probes";
 
 /**
@@ -42,6 +43,7 @@ const checks: Record<ClusterInvariant, (set: ObjectSet) => ClusterFinding[]> = {
   "ca-keys-confined": crossing("ca-keys-confined", caKeysConfined),
   "probes-authorized": crossing("probes-authorized", probesAuthorized),
   "certificate-facts-hold": crossing("certificate-facts-hold", certificateFactsHold),
+  "crd-claims-hold": crossing("crd-claims-hold", crdClaimsHold),
   "disruption-budgets-valid": disruptionBudgetsValid,
   "releases-template": releasesTemplate,
   "monitors-select": monitorsSelect,

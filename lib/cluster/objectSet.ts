@@ -26,6 +26,8 @@ export interface TemplatedRelease {
   readonly error?: string;
   /** A CRD chart: the platform applies its objects itself, and they must all be CRDs. */
   readonly crdsOnly?: boolean;
+  /** The release skipped the chart's crds/ directory. @default false */
+  readonly skipCrds?: boolean;
 }
 
 /** What a cluster receives from one render at one Kubernetes version. */
@@ -145,18 +147,16 @@ export async function objectSetOf(input: ClusterInput, opts: ObjectSetOptions): 
   const templated: TemplatedRelease[] = await Promise.all(
     releases.map(async (r) => {
       const out = await template(r, apiVersions);
-      const { skipCrds: _skip, ...release } = r;
-      void _skip;
-      if ("error" in out) return { ...release, objects: [], error: out.error };
+      if ("error" in out) return { ...r, objects: [], error: out.error };
       // A CRD chart's transform refuses anything else at deploy; here the templated output shows it first.
       const stray = r.crdsOnly ? out.objects.filter((o) => o.kind !== "CustomResourceDefinition") : [];
       return stray.length > 0
         ? {
-            ...release,
+            ...r,
             objects: out.objects,
             error: `a CRD chart must render nothing but CRDs, and these values render ${stray.map((o) => `${o.kind} ${o.metadata.name}`).join(", ")}`,
           }
-        : { ...release, objects: out.objects };
+        : { ...r, objects: out.objects };
     }),
   );
   return joinObjectSet(input, templated, opts.kubeVersion, apiVersions);

@@ -287,8 +287,12 @@ export function crdClaims(
     // Its crds subchart keeps them in crds/ (charts/crds/crds/ at 88.5.3), which --skip-crds skips too.
     case "kubePrometheusStack":
       return !skipCrds && flag("crds.enabled", true) ? ["prometheusOperator"] : [];
-    case "istioBase":
-      return flag("base.enableCRDTemplates", true) ? ["istio"] : [];
+    case "istioBase": {
+      // templates/crds.yaml at 1.30.3 renders files/crd-all.gen.yaml whatever base.enableCRDTemplates says
+      // (templated, or verbatim when off); only a namespace-scoped install leaves cluster objects out.
+      const scope = (values.global as Record<string, unknown> | undefined)?.resourceScope ?? "all";
+      return scope === "all" || scope === "cluster" ? ["istio"] : [];
+    }
     case "traefik":
       // Its crds/ directory: Traefik's own CRDs only from chart 40.2.0 on (no Gateway API).
       return skipCrds ? [] : ["traefik"];
