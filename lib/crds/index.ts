@@ -1,2 +1,3 @@
+export * from "./families";
 export * from "./crdCharts";
 export * from "./ownership";

@@ -3,6 +3,7 @@ import type { ConfigProblem, EnvironmentInput, PlatformConfig, SizingComponent }
 import type { CrdFamily } from "../crds";
 import type { ChartFrom } from "../deploy";
 import type { AccessGrant, IngressBackend, NetworkPeer, NetworkPort, PodSecurityLevel } from "../manifests";
+import type { SelectorSpec } from "../manifests/selectors";
 import type { ChartName } from "../versions";
 
 /** The meshes the platform builds. */
@@ -426,6 +427,8 @@ export interface MeshAdmission {
   readonly title: string;
   /** The mesh's injection webhook, by the webhook's name in its MutatingWebhookConfiguration. */
   isInjectionWebhook(webhookName: string): boolean;
+  /** For a pod no installed injector selects: how its injectors tell pods apart, where one is not all. */
+  readonly injectorHint?: string;
   /** The pod's or its namespace's metadata asks for this mesh's proxy. */
   asksForProxy(pod: AdmittedPod): boolean;
   /** Called by the injection webhook for this pod, the injector adds a proxy. */
@@ -486,6 +489,15 @@ export interface MeshAdmission {
    * `external` says is outside the cluster, and the ports their calls arrive on.
    */
   grants(objects: readonly AdmissionObject[], external: (cidr: string) => boolean): readonly MeshGrant[];
+  /**
+   * Where `object` is one of this mesh's that selects pods to guard one of their ports (Linkerd's Server),
+   * its selector and port; undefined for any other, and where the chart rendering it (`chart`) does so
+   * whatever its values, for a component the platform turns off.
+   */
+  servedPort(
+    object: AdmissionObject,
+    chart: string | undefined,
+  ): { readonly podSelector?: SelectorSpec; readonly port?: string | number } | undefined;
   /** This mesh's policy objects among `objects` that let every address in, and how. */
   openAccess(
     objects: readonly AdmissionObject[],

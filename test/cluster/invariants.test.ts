@@ -191,8 +191,17 @@ describe("proxies-injected", () => {
     const traefik = deployment("traefik", "traefik", {
       labels: { app: "traefik", "sidecar.istio.io/inject": "true" },
     });
-    expect(of(check([namespace("traefik"), traefik], [istiod]), "proxies-injected")).toEqual([
-      "Deployment traefik/traefik",
+    const findings = check([namespace("traefik"), traefik], [istiod]).filter(
+      (f) => f.invariant === "proxies-injected",
+    );
+    // Istio's admission says how its injectors tell pods apart.
+    expect(findings).toEqual([
+      {
+        invariant: "proxies-injected",
+        object: "Deployment traefik/traefik",
+        message:
+          "asks for the istio proxy, but no installed injection webhook selects it, so it runs outside the mesh: label it for the injector that is installed (a revisioned istiod selects istio.io/rev)",
+      },
     ]);
   });
 
@@ -217,9 +226,19 @@ describe("proxies-injected", () => {
       { "config.linkerd.io/admission-webhooks": "disabled" },
       { "linkerd.io/inject": "enabled" },
     );
-    expect(of(check([excluded, deployment("shop", "shop")], [cp]), "proxies-injected").sort()).toEqual([
-      "Deployment shop/shop",
-      "Namespace shop",
+    const findings = check([excluded, deployment("shop", "shop")], [cp]).filter(
+      (f) => f.invariant === "proxies-injected",
+    );
+    // Linkerd has one injector, so its message gives no hint of another.
+    expect(findings.map((f) => [f.object, f.message])).toEqual([
+      [
+        "Deployment shop/shop",
+        "asks for the linkerd proxy, but no installed injection webhook selects it, so it runs outside the mesh: label it for the injector that is installed",
+      ],
+      [
+        "Namespace shop",
+        "asks for the linkerd proxy for its pods, but no installed injection webhook selects it: label it for the installed injector",
+      ],
     ]);
   });
 });
@@ -714,6 +733,23 @@ describe("references-resolve", () => {
         "references-resolve",
       ),
     ).toEqual(["Server shop/shop-grpc"]);
+    const findings = check([namespace("shop"), deployment("shop", "shop"), server("grpc")]);
+    expect(findings.find((f) => f.invariant === "references-resolve")?.message).toBe(
+      `selects no pod serving port "grpc": its policy protects nothing; match the pods' labels and port`,
+    );
+  });
+
+  test("linkerd-viz's Server for its own Prometheus, rendered whatever its values, is no finding; elsewhere it is", () => {
+    // viz/charts/linkerd-viz/templates/prometheus-policy.yaml at edge-26.8.3, with prometheus.enabled: false.
+    const admin = object("policy.linkerd.io/v1beta3", "Server", "prometheus-admin", "linkerd-viz", {
+      spec: { podSelector: { matchLabels: { component: "prometheus" } }, port: "admin-http" },
+    });
+    const viz = release("linkerd-viz", "linkerd-viz", "linkerd-viz", [admin]);
+    expect(of(check([namespace("linkerd-viz")], [viz]), "references-resolve")).toEqual([]);
+    const other = release("linkerd-viz", "other-chart", "linkerd-viz", [admin]);
+    expect(of(check([namespace("linkerd-viz")], [other]), "references-resolve")).toEqual([
+      "Server linkerd-viz/prometheus-admin",
+    ]);
   });
 });
 

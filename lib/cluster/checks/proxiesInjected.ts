@@ -13,7 +13,7 @@ export function proxiesInjected(set: ObjectSet): ClusterFinding[] {
     findings.push({
       invariant: "proxies-injected",
       object: nameOf(pod.owner),
-      message: `asks for the ${asked.mesh} proxy, but no installed injection webhook selects it, so it runs outside the mesh: label it for the injector that is installed (a revisioned istiod selects istio.io/rev)`,
+      message: `asks for the ${asked.mesh} proxy, but no installed injection webhook selects it, so it runs outside the mesh: label it for the injector that is installed${asked.injectorHint ? ` (${asked.injectorHint})` : ""}`,
     });
   }
   // A namespace that asks for a proxy: a pod with no labels of its own there must be injected.

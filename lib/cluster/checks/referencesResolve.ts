@@ -10,7 +10,7 @@ import {
   type PodTemplate,
 } from "../objects";
 
-/** `references-resolve`: every Service a route sends to and every Linkerd Server selects a pod; every issuer, ServiceAccount, Secret and ConfigMap a pod or Certificate needs exists. */
+/** `references-resolve`: every Service a route sends to and every mesh object guarding a port (Linkerd's Server) selects a pod; every issuer, ServiceAccount, Secret and ConfigMap a pod or Certificate needs exists. */
 export function referencesResolve(set: ObjectSet): ClusterFinding[] {
   const findings: ClusterFinding[] = [];
   const find = (kind: string, namespace: string | undefined, name: string) =>
@@ -22,7 +22,7 @@ export function referencesResolve(set: ObjectSet): ClusterFinding[] {
     );
   const push = (o: KubeObject, message: string) =>
     findings.push({ invariant: "references-resolve", object: nameOf(o), message });
-  // Services that routes send to, and Linkerd Servers: each selects a pod serving the port.
+  // Services that routes send to, and mesh objects guarding a port: each selects a pod serving the port.
   for (const o of set.objects) {
     for (const target of serviceTargets(o)) {
       const svc = find("Service", target.namespace, target.name);
@@ -38,19 +38,15 @@ export function referencesResolve(set: ObjectSet): ClusterFinding[] {
         );
       }
     }
-    if (
-      o.kind === "Server" &&
-      o.apiVersion.startsWith("policy.linkerd.io/") &&
-      !renderedUnconditionally(set, o)
-    ) {
-      const spec = o.spec as { podSelector?: LabelSelector; port?: string | number };
+    // Mesh objects that guard a port of the pods they select (Linkerd's Servers).
+    for (const served of meshAdmissions.flatMap((m) => m.servedPort(o, set.releaseOf.get(o)?.chart) ?? [])) {
       const pods = set.pods.filter(
-        (p) => p.namespace === o.metadata.namespace && selects(spec.podSelector, p.labels),
+        (p) => p.namespace === o.metadata.namespace && selects(served.podSelector, p.labels),
       );
-      if (!pods.some((p) => exposes(p, spec.port))) {
+      if (!pods.some((p) => exposes(p, served.port))) {
         push(
           o,
-          `selects no pod serving port ${JSON.stringify(spec.port)}: its policy protects nothing; match the pods' labels and port`,
+          `selects no pod serving port ${JSON.stringify(served.port)}: its policy protects nothing; match the pods' labels and port`,
         );
       }
     }
@@ -98,22 +94,6 @@ export function referencesResolve(set: ObjectSet): ClusterFinding[] {
     }
   }
   return findings;
-}
-
-/**
- * Objects a chart renders whatever its values, for a component the platform turns off, which select
- * nothing and do nothing: linkerd-viz's Server for its own Prometheus, rendered even with
- * `prometheus.enabled: false` (viz/charts/linkerd-viz/templates/prometheus-policy.yaml at edge-26.8.3).
- */
-const unconditional: readonly { chart: string; kind: string; name: string }[] = [
-  { chart: "linkerd-viz", kind: "Server", name: "prometheus-admin" },
-];
-
-function renderedUnconditionally(set: ObjectSet, o: KubeObject): boolean {
-  const release = set.releaseOf.get(o);
-  return unconditional.some(
-    (u) => u.chart === release?.chart && u.kind === o.kind && u.name === o.metadata.name,
-  );
 }
 
 /** Whether a container of the pod declares the port, by name or number. */

@@ -204,6 +204,11 @@ export const istioAdmission: MeshAdmission = {
     pod.labels[dataplaneMode] !== "none" &&
     (pod.labels[dataplaneMode] === "ambient" || pod.namespaceLabels[dataplaneMode] === "ambient"),
   openAccess: istioOpenAccess,
+  // A revisioned istiod renders only the rev.* injection webhooks, which select istio.io/rev
+  // (istiod chart templates/mutatingwebhook.yaml at 1.30.3).
+  injectorHint: "a revisioned istiod selects istio.io/rev",
+  // Istio's policies guard the workload, not one port a selector names.
+  servedPort: () => undefined,
   scrapeRefusal(scrape: MeshScrape) {
     if (!scrape.sidecar && !scrape.captured) return undefined;
     if (mtlsMode(scrape) !== "STRICT") return undefined;

@@ -1,4 +1,5 @@
 import { charts, linkerdFacts } from "../../versions";
+import type { SelectorSpec } from "../../manifests/selectors";
 import { linkerdProbeRefusal, linkerdScrapeRefusal } from "./inboundPolicy";
 import type { AdmittedPod, InjectedContainer, MeshAdmission } from "../mesh";
 import { linkerdGrants } from "./grants";
@@ -61,6 +62,15 @@ const proxyOwnerLabel: Readonly<Record<string, string>> = {
 
 const everyAddress = new Set(["0.0.0.0/0", "::/0"]);
 
+/**
+ * Servers a chart renders whatever its values, for a component the platform turns off, which select
+ * nothing and do nothing: linkerd-viz's for its own Prometheus, rendered even with `prometheus.enabled:
+ * false` (viz/charts/linkerd-viz/templates/prometheus-policy.yaml at edge-26.8.3).
+ */
+const unconditionalServers: readonly { readonly chart: string; readonly name: string }[] = [
+  { chart: charts.linkerdViz.chart, name: "prometheus-admin" },
+];
+
 export const linkerdAdmission: MeshAdmission = {
   mesh: "linkerd",
   title: "Linkerd",
@@ -105,6 +115,13 @@ export const linkerdAdmission: MeshAdmission = {
         return [{ object: o, message: "lets every address in (accessPolicy all-unauthenticated)" }];
       return [];
     }),
+  // A Server guards the port it names on the pods it selects (reference/authorization-policy.md).
+  servedPort: (o, chart) => {
+    if (o.kind !== "Server" || !o.apiVersion.startsWith("policy.linkerd.io/")) return undefined;
+    if (unconditionalServers.some((u) => u.chart === chart && u.name === o.metadata.name)) return undefined;
+    const spec = (o.spec ?? {}) as { podSelector?: SelectorSpec; port?: string | number };
+    return { podSelector: spec.podSelector, port: spec.port };
+  },
   isInjectionWebhook: (name) => name === "linkerd-proxy-injector.linkerd.io",
   asksForProxy: (pod) => {
     const v = injectValue(pod);
