@@ -200,24 +200,12 @@ function meshNamings(file: string): string[] {
   return found;
 }
 
-/** The files of lib/crds that name the meshes' CRD families and their charts' CRD flags. */
-const crdLayerFiles: readonly string[] = [
-  path.join("crds", "families.ts"),
-  path.join("crds", "ownership.ts"),
-];
-
 test("nothing outside lib/meshes and lib/versions names a mesh's chart, annotation or label key, or API group", () => {
   const named = sources(lib)
     .map((file) => path.relative(lib, file))
     .filter((file) => !file.startsWith(`meshes${path.sep}`) && !file.startsWith(`versions${path.sep}`))
-    // The CRD families and their charts' CRD flags, a layer below meshes (docs/architecture.md, "Adding a mesh").
-    .filter((file) => !crdLayerFiles.includes(file))
     .flatMap((file) => meshNamings(path.join(lib, file)));
   expect(named).toEqual([]);
-  // Each exempt file still names one, else its exemption goes.
-  for (const file of crdLayerFiles) {
-    expect({ file, names: meshNamings(path.join(lib, file)).length > 0 }).toEqual({ file, names: true });
-  }
 });
 
 test("the mesh-naming check finds a chart key, a chart name, an annotation key and an API group, and not a link", () => {
@@ -290,8 +278,6 @@ test("docs/architecture.md's 'Adding a mesh' names places that exist, each holdi
     "lib/config/schema.ts",
     "lib/config/sizing.ts",
     "lib/versions/",
-    "lib/crds/families.ts",
-    "lib/crds/ownership.ts",
   ]);
   const root = path.resolve(__dirname, "..");
   for (const { place, names } of places) {

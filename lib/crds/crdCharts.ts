@@ -1,5 +1,5 @@
 import { charts, ingressControllerIdentities, type ChartName, type ChartPin } from "../versions";
-import type { CrdFamily } from "./families";
+import type { CrdFamily } from "../versions";
 
 /**
  * A CRD chart: a pinned chart rendered with values that leave nothing but its CRDs, which the platform

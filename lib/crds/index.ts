@@ -1,3 +1,3 @@
-export * from "./families";
+export { crdFamilies, type CrdFamily } from "../versions";
 export * from "./crdCharts";
 export * from "./ownership";

@@ -1,5 +1,5 @@
 import { ConfigError, type ConfigProblem, type PlatformConfig } from "../config";
-import type { ChartName } from "../versions";
+import { chartCrdSwitches, crdFamilies, helmFlag, type ChartName, type CrdFamily } from "../versions";
 import {
   crdChartReplacing,
   crdCharts,
@@ -7,7 +7,6 @@ import {
   keepsCrdsInCrdsDir,
   type CrdChartName,
 } from "./crdCharts";
-import { crdFamilies, type CrdFamily } from "./families";
 
 /** Who installs, upgrades and (never) deletes a CRD family on one cluster. */
 export type CrdOwner =
@@ -199,33 +198,12 @@ export function ownerFor(family: CrdFamily, chart: ChartName | CrdChartName, rea
 }
 
 /**
- * The values that make a chart install exactly the CRDs it owns and nothing else. Components merge
- * these last: a chart's CRD flags are never written by hand.
+ * The values that make a chart install exactly the CRDs it owns and nothing else (the chart's switches,
+ * `chartCrdSwitches` in lib/versions). Components merge these last: a chart's CRD flags are never written
+ * by hand.
  */
 export function crdValues(chart: ChartName, owners: CrdOwners): Record<string, unknown> {
-  switch (chart) {
-    case "linkerdCrds":
-      // All four are set so every supported chart version reads them: edge-25.3.1 honours only
-      // installGatewayAPI; up to 2.17 only the enable*Routes keys exist (reference mesh-charts.md 1.2).
-      // enableHttpRoutes also guards GRPCRoute. Linkerd never owns the Gateway API here.
-      return {
-        installGatewayAPI: false,
-        enableHttpRoutes: false,
-        enableTlsRoutes: false,
-        enableTcpRoutes: false,
-      };
-    // crds.keep adds helm.sh/resource-policy: keep, so an uninstall leaves the CRDs and every object in them.
-    case "certManager":
-      return { crds: { enabled: ownedByChart(owners, "certManager", chart), keep: true } };
-    case "trustManager":
-      return { crds: { enabled: ownedByChart(owners, "trustManager", chart), keep: true } };
-    // Off unless the release itself owns them; the prometheus-operator-crds CRD chart (kube-prometheus-stack with every
-    // template off) does wherever the platform does.
-    case "kubePrometheusStack":
-      return { crds: { enabled: ownedByChart(owners, "prometheusOperator", chart) } };
-    default:
-      return {};
-  }
+  return chartCrdSwitches[chart]?.values?.((family) => ownedByChart(owners, family, chart)) ?? {};
 }
 
 /**
@@ -239,46 +217,14 @@ export function releaseSkipsCrds(chart: ChartName, values: Readonly<Record<strin
 
 /**
  * What a release (or a CRD chart) would install, judged from its final values and whether it skips its
- * chart's `crds/`: the check behind every override.
+ * chart's `crds/` (the chart's switches, `chartCrdSwitches` in lib/versions): the check behind every override.
  */
 export function crdClaims(
   chart: ChartName,
   values: Readonly<Record<string, unknown>>,
   skipCrds = false,
 ): CrdFamily[] {
-  const flag = (path: string, fallback: boolean): boolean => {
-    let cur: unknown = values;
-    for (const p of path.split(".")) cur = (cur as Record<string, unknown> | undefined)?.[p];
-    // Helm's `if`: a non-empty string is true, so "false" would install; only unset falls back.
-    if (cur === undefined || cur === null) return fallback;
-    return typeof cur === "string" ? cur.length > 0 : Boolean(cur);
-  };
-  switch (chart) {
-    case "linkerdCrds": {
-      // The guard is `ternary .Values.enableXRoutes .Values.installGatewayAPI (hasKey ...)`; installGatewayAPI defaults to false.
-      const base = flag("installGatewayAPI", false);
-      const gateway = ["enableHttpRoutes", "enableTlsRoutes", "enableTcpRoutes"].some((k) => flag(k, base));
-      return gateway ? ["linkerd", "gatewayApi"] : ["linkerd"];
-    }
-    case "certManager":
-      return flag("crds.enabled", false) || flag("installCRDs", false) ? ["certManager"] : [];
-    case "trustManager":
-      return flag("crds.enabled", true) ? ["trustManager"] : [];
-    // Its crds subchart keeps them in crds/ (charts/crds/crds/ at 88.5.3), which --skip-crds skips too.
-    case "kubePrometheusStack":
-      return !skipCrds && flag("crds.enabled", true) ? ["prometheusOperator"] : [];
-    case "istioBase": {
-      // templates/crds.yaml at 1.30.3 renders files/crd-all.gen.yaml whatever base.enableCRDTemplates says
-      // (templated, or verbatim when off); only a namespace-scoped install leaves cluster objects out.
-      const scope = (values.global as Record<string, unknown> | undefined)?.resourceScope ?? "all";
-      return scope === "all" || scope === "cluster" ? ["istio"] : [];
-    }
-    case "traefik":
-      // Its crds/ directory: Traefik's own CRDs only from chart 40.2.0 on (no Gateway API).
-      return skipCrds ? [] : ["traefik"];
-    default:
-      return [];
-  }
+  return chartCrdSwitches[chart]?.claims(helmFlag(values), values, skipCrds) ?? [];
 }
 
 /** A release, or a CRD chart, as the ownership check sees it. */

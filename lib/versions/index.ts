@@ -11,3 +11,4 @@ export * from "./metrics";
 export * from "./sources";
 export * from "./advisories";
 export * from "./replacement";
+export * from "./crdSwitches";
