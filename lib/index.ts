@@ -5,7 +5,7 @@
  * own), the plan entry points, and the errors. The checks are `gke-mesh-platform/check` and the offline
  * render `gke-mesh-platform/render`; this entry loads neither (test/entryPoints.test.ts). Layers and
  * internals (docs/architecture.md) are not exported; a test counts what is, and another that every type
- * a building block's Args names is among it.
+ * a building block's Args or the `Plan` names is among it.
  */
 
 // The whole platform from one environment config, and the one way from a config to its plan:
@@ -17,6 +17,7 @@ export {
   type AppPlan,
   type NamespacePlan,
   type Plan,
+  type PlannedMesh,
   type PlannedRelease,
   type ResolvePlanOptions,
 } from "./plan";
@@ -73,7 +74,11 @@ export {
   type MeshKind,
   type MeshNamespaceMetadata,
   type MeshSettings,
+  type PodMetadata,
 } from "./meshes";
+// What a plan's fields are written with: its CRD owners, and its mesh's Pod Security level.
+export type { CrdFamily, CrdOwner, CrdOwners } from "./crds";
+export type { PodSecurityLevel } from "./manifests";
 // What the building blocks' Args are written with: exposures, mesh routes and access grants.
 export { type AccessGrant, type Caller, type Exposure, type MeshRouteSpec } from "./manifests";
 // A building block used on its own takes its chart context from `standaloneCharts` (which CRD families its

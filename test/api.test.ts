@@ -159,6 +159,32 @@ describe("every type an exported Args names is exported", () => {
   test.each(argsTypes)("%s names no type the entry leaves out", (_name, symbol) => {
     expect(namedTypes(symbol)).toEqual([]);
   });
+
+  /**
+   * A `Plan` is what `loadPlan` and `resolvePlan` give a program and `Platform` takes: its fields are read
+   * by programs (`platform.plan.mesh.jobPodMetadata`), so each field's type is exported too, and documented.
+   */
+  const planExport = exports.find((s) => s.name === "Plan");
+  const plan = planExport && resolved(planExport);
+
+  test("Plan names no type the entry leaves out", () => {
+    expect(plan?.declarations?.map((d) => ts.SyntaxKind[d.kind])).toEqual(["InterfaceDeclaration"]);
+    expect(namedTypes(plan!)).toEqual([]);
+  });
+
+  test("every Plan field, and every field of the mesh it names, is documented", () => {
+    const undocumented = (type: ts.Type, prefix: string) =>
+      type
+        .getProperties()
+        .filter((p) => ts.displayPartsToString(p.getDocumentationComment(checker)).trim() === "")
+        .map((p) => `${prefix}.${p.name}`);
+    const planType = checker.getDeclaredTypeOfSymbol(plan!);
+    const meshField = planType.getProperty("mesh")!;
+    expect([
+      ...undocumented(planType, "Plan"),
+      ...undocumented(checker.getTypeOfSymbol(meshField), "Plan.mesh"),
+    ]).toEqual([]);
+  });
 });
 
 describe("gke-mesh-platform/check's doctor is documented", () => {

@@ -346,3 +346,125 @@ test("each mesh sizes only workloads of charts it installs, and every sized work
   );
   expect(bySizing.proxy).toEqual(meshKinds.flatMap((kind) => meshOf({ kind }).sizedCharts.proxy ?? []));
 });
+
+/**
+ * The modules each file of lib/ imports: every `import` and `export ... from` of a relative specifier,
+ * type-only ones and `import("...")` types included, resolved to a file (`x.ts`, or `x/index.ts`). A
+ * dynamic `import()` call (the doctor's render, the command's doctor) loads its module later, on demand,
+ * so it is no edge: a cycle through one does not decide the order modules load in.
+ */
+function importGraph(): Map<string, string[]> {
+  const resolve = (from: string, specifier: string): string | undefined => {
+    const target = path.resolve(path.dirname(from), specifier);
+    return [target, `${target}.ts`, path.join(target, "index.ts")].find(
+      (f) => f.endsWith(".ts") && fs.existsSync(f) && fs.statSync(f).isFile(),
+    );
+  };
+  const graph = new Map<string, string[]>();
+  for (const file of sources(lib)) {
+    const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+    const targets = new Set<string>();
+    const add = (specifier: ts.Node | undefined): void => {
+      if (!specifier || !ts.isStringLiteral(specifier) || !specifier.text.startsWith(".")) return;
+      const target = resolve(file, specifier.text);
+      if (target) targets.add(path.relative(lib, target));
+    };
+    const visit = (node: ts.Node): void => {
+      if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier);
+      else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference))
+        add(node.moduleReference.expression);
+      else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal);
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    graph.set(path.relative(lib, file), [...targets].sort());
+  }
+  return graph;
+}
+
+/** The strongly connected components of a graph with more than one node, or a node importing itself (Tarjan). */
+function cycles(graph: Map<string, string[]>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const connect = (node: string): void => {
+    index.set(node, counter);
+    low.set(node, counter);
+    counter++;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        connect(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== node);
+    if (component.length > 1 || (graph.get(node) ?? []).includes(node)) found.push(component.sort());
+  };
+  for (const node of [...graph.keys()].sort()) if (!index.has(node)) connect(node);
+  return found;
+}
+
+/** One cycle through a component's first module, as `a → b → a`: the shortest way back to it. */
+function cyclePath(graph: Map<string, string[]>, component: readonly string[]): string {
+  const start = component[0];
+  const previous = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const node = queue.shift()!;
+    for (const next of graph.get(node) ?? []) {
+      if (!component.includes(next)) continue;
+      if (next === start) {
+        const route = [start];
+        for (let at = node; at !== start; at = previous.get(at)!) route.splice(1, 0, at);
+        return [...route, start].join(" → ");
+      }
+      if (!previous.has(next)) {
+        previous.set(next, node);
+        queue.push(next);
+      }
+    }
+  }
+  return component.join(", ");
+}
+
+test("lib has no import cycles", () => {
+  const graph = importGraph();
+  const found = cycles(graph).map((component) => ({
+    modules: component,
+    cycle: cyclePath(graph, component),
+  }));
+  expect(found).toEqual([]);
+});
+
+test("the cycle finder finds a cycle, its path and a module importing itself, and no cycle in a chain", () => {
+  const graph = new Map([
+    ["a.ts", ["b.ts"]],
+    ["b.ts", ["c.ts"]],
+    ["c.ts", ["a.ts", "d.ts"]],
+    ["d.ts", []],
+    ["e.ts", ["e.ts"]],
+  ]);
+  const found = cycles(graph);
+  expect(found).toEqual([["a.ts", "b.ts", "c.ts"], ["e.ts"]]);
+  expect(found.map((c) => cyclePath(graph, c))).toEqual(["a.ts → b.ts → c.ts → a.ts", "e.ts → e.ts"]);
+  expect(
+    cycles(
+      new Map([
+        ["a.ts", ["b.ts"]],
+        ["b.ts", []],
+      ]),
+    ),
+  ).toEqual([]);
+});

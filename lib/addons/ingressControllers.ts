@@ -18,7 +18,7 @@ import {
   type Values,
 } from "../deploy";
 import { PlatformNamespace, WorkloadMonitor } from "../manifests";
-import { meshOf, type Mesh, type MeshSettings } from "../meshes";
+import { meshOf, type MeshIngress, type MeshSettings } from "../meshes";
 import { ingressControllerIdentities } from "../versions";
 
 export interface IngressControllerArgs {
@@ -63,7 +63,7 @@ export interface IngressControllerArgs {
  */
 export const ingressAcceptGraceSeconds = 30;
 
-const controllerMesh = (args: Pick<IngressControllerArgs, "mesh">): Mesh =>
+const controllerMesh = (args: Pick<IngressControllerArgs, "mesh">): MeshIngress =>
   meshOf(args.mesh ?? { kind: "none" });
 
 /**

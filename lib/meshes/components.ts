@@ -4,7 +4,7 @@ import type { Sizing } from "../config";
 import type { CertManagerRef, ChartContext, MonitoringRef } from "../deploy";
 import { Istio } from "./istio/component";
 import { Linkerd } from "./linkerd/component";
-import type { Mesh, MeshKind } from "./mesh";
+import type { MeshIdentity, MeshKind } from "./mesh";
 
 export { Istio, istioCsrValues, istiodValues, type IstioArgs, type IstioSizing } from "./istio/component";
 export { Linkerd, controlPlaneValues, type LinkerdArgs, type LinkerdSizing } from "./linkerd/component";
@@ -24,7 +24,7 @@ export interface MeshControlPlane {
 
 /** What every mesh's control plane is installed with. */
 export interface MeshInstallArgs {
-  readonly mesh: Mesh;
+  readonly mesh: MeshIdentity;
   readonly charts: ChartContext;
   readonly certManager: CertManagerRef;
   readonly provider: k8s.Provider;

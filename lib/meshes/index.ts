@@ -2,7 +2,7 @@ import type { ConfigProblem, EnvironmentInput, SizingComponent } from "../config
 import type { ChartName } from "../versions";
 import { istioMesh } from "./istio";
 import { linkerdMesh } from "./linkerd";
-import type { Mesh, MeshConfig, MeshKey, MeshKind } from "./mesh";
+import type { Mesh, MeshConfig, MeshConfigRules, MeshIdentity, MeshKey, MeshKind } from "./mesh";
 import { noMesh } from "./none";
 
 export * from "./mesh";
@@ -95,7 +95,10 @@ export function meshNamespaceMetadata(settings: MeshSettings): MeshNamespaceMeta
 /**
  * Keys of `platform:mesh` that configure another mesh than the environment's: an error, never ignored.
  */
-export function otherMeshKeyProblems(mesh: Mesh, input: EnvironmentInput): ConfigProblem[] {
+export function otherMeshKeyProblems(
+  mesh: MeshIdentity & MeshConfigRules,
+  input: EnvironmentInput,
+): ConfigProblem[] {
   /** Each key set in the input that the environment's mesh does not read, with the meshes that do. */
   const readers = new Map<MeshKey, Mesh[]>();
   for (const kind of Object.keys(implementations) as MeshKind[]) {

@@ -172,28 +172,32 @@ export interface MeshPolicy {
 }
 
 /**
- * Everything that differs by mesh, answered once. `Platform`, the ingress controllers, the exposure
- * objects and the config rules ask a `Mesh`; none of them compares the mesh's kind. Each mesh is one
- * folder under `lib/meshes/` (`linkerd`, `istio`, `none`); `meshFor` picks it.
+ * What a mesh is, for messages and for the config it was made from. Every capability below is asked of
+ * one `Mesh`; a layer that needs only some of them takes those, so its signature says what it depends on.
  */
-export interface Mesh {
+export interface MeshIdentity {
   readonly kind: MeshKind;
   /** For messages: "Linkerd", "Istio", "no mesh". */
   readonly title: string;
   /** The mesh section it was made from. */
   readonly config: MeshConfig;
+}
 
-  // ---- config ----
+/** The mesh's own config rules: its keys of `platform:mesh`, its problems and its warnings. */
+export interface MeshConfigRules {
   /** Keys of `platform:mesh` that only this mesh reads; setting them for another mesh is an error. */
   readonly ownKeys: readonly MeshKey[];
-  /** Rules only this mesh has, on the user's input and the resolved environment. */
   /**
    * The mesh's own rules. Those on the resolved config always run; those that judge keys as the user
    * wrote them only with the user's `input` (absent for a config built in code).
    */
   configProblems(input: EnvironmentInput | undefined, config: PlatformConfig): ConfigProblem[];
+  /** Valid but risky choices this mesh sees, said at render and at `pulumi up`. */
+  configWarnings(config: PlatformConfig): string[];
+}
 
-  // ---- installation ----
+/** What the mesh installs: its Helm releases, the CRDs they own, what they need and what they serve. */
+export interface MeshInstall {
   /** The Helm releases the mesh installs, in install order. */
   readonly releases: readonly MeshRelease[];
   /** CRD families the mesh's charts own. */
@@ -220,8 +224,13 @@ export interface Mesh {
   readonly dashboardUrl?: string;
   /** Grafana dashboards the platform's Grafana loads for this mesh (grafana.com ids or pinned URLs), by name. */
   readonly grafanaDashboards?: Readonly<Record<string, GrafanaDashboard>>;
+}
 
-  // ---- namespaces and pods ----
+/**
+ * What the mesh asks of namespaces and pods: enrolment, Pod Security, Jobs, ACME solvers, and how
+ * kubelet's probes and Prometheus's scrapes reach a meshed pod.
+ */
+export interface MeshPodContract {
   /** Metadata that puts an app namespace's pods in the mesh. */
   readonly namespaceEnrolment: PodMetadata;
   /** The Pod Security level a meshed namespace must allow. */
@@ -261,10 +270,10 @@ export interface Mesh {
       props: { namespace: string; podSelector: Record<string, string> },
     ): void;
   };
-  /** Valid but risky choices this mesh sees, said at render and at `pulumi up`. */
-  configWarnings(config: PlatformConfig): string[];
+}
 
-  // ---- ingress ----
+/** How an ingress controller and Google's load balancers reach meshed apps. */
+export interface MeshIngress {
   /**
    * Chart values, under the chart's pod key, that mesh an ingress controller's outbound traffic only:
    * its inbound ports (`inboundPorts`, comma-separated) take clients from outside the mesh.
@@ -288,11 +297,22 @@ export interface Mesh {
       readonly sources: readonly string[];
     },
   ) => void;
+}
 
-  // ---- policy ----
+/** East-west policy: routes, authorization and deny by default (`MeshPolicy`). */
+export interface MeshEnforcement {
   /** Routes, authorization and deny by default; absent where the mesh enforces none (no mesh). */
   readonly policy?: MeshPolicy;
 }
+
+/**
+ * Everything that differs by mesh, answered once: the composition of the capabilities above.
+ * `Platform`, the ingress controllers, the exposure objects and the config rules ask a mesh, each the
+ * capabilities it uses; none of them compares the mesh's kind. Each mesh is one folder under
+ * `lib/meshes/` (`linkerd`, `istio`, `none`); `meshFor` picks it.
+ */
+export interface Mesh
+  extends MeshIdentity, MeshConfigRules, MeshInstall, MeshPodContract, MeshIngress, MeshEnforcement {}
 
 /** A pod template's and its namespace's metadata, as an admission webhook sees them. */
 export interface AdmittedPod {

@@ -1,6 +1,6 @@
 import type { PlatformConfig } from "../config";
 import type { CrdOwners } from "../crds";
-import type { Mesh } from "../meshes";
+import type { MeshIdentity, MeshInstall } from "../meshes";
 import { compareVersions, gatewayApi, gkeGatewayApiBundles, releaseChannelMinors } from "../versions";
 
 /**
@@ -41,7 +41,11 @@ export function servedGatewayApi(
 }
 
 /** Where the Gateway API the cluster serves is outside what the mesh works with: a warning naming the fix. */
-export function gatewayApiWarnings(config: PlatformConfig, mesh: Mesh, owners: CrdOwners): string[] {
+export function gatewayApiWarnings(
+  config: PlatformConfig,
+  mesh: MeshIdentity & MeshInstall,
+  owners: CrdOwners,
+): string[] {
   const range = mesh.gatewayApi;
   const served = servedGatewayApi(config, owners);
   if (!range || !served) return [];

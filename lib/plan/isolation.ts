@@ -1,6 +1,6 @@
 import { isGuarded, isIsolatedNamespace, type App, type PlatformConfig } from "../config";
 import type { AccessGrant } from "../manifests";
-import type { Mesh } from "../meshes";
+import type { MeshEnforcement } from "../meshes";
 
 /**
  * How far the mesh's authorization closes an app namespace (docs/mesh-policy.md):
@@ -13,13 +13,13 @@ import type { Mesh } from "../meshes";
 export type MeshClosure = "deny" | "isolated" | "open";
 
 /** Whether the mesh enforces per-request authorization: Linkerd, Istio's sidecars; not ambient, not no mesh. */
-export function meshEnforcesPolicy(mesh: Mesh): boolean {
+export function meshEnforcesPolicy(mesh: MeshEnforcement): boolean {
   return mesh.policy !== undefined && mesh.policy.unsupported === undefined;
 }
 
 export function meshClosure(
   config: Pick<PlatformConfig, "mesh" | "isolation" | "apps">,
-  mesh: Mesh,
+  mesh: MeshEnforcement,
   namespace: string,
 ): MeshClosure {
   if (config.mesh.denyByDefault.includes(namespace)) return "deny";
@@ -30,7 +30,7 @@ export function meshClosure(
 /** Whether calls to an app need authorization: it has rules, or its namespace is closed in the mesh. */
 export function isGuardedIn(
   config: Pick<PlatformConfig, "mesh" | "isolation" | "apps">,
-  mesh: Mesh,
+  mesh: MeshEnforcement,
   app: Pick<App, "mesh" | "namespace">,
 ): boolean {
   return isGuarded(config, app) || meshClosure(config, mesh, app.namespace) !== "open";
@@ -42,7 +42,7 @@ export function isGuardedIn(
  */
 export function sameNamespaceGrants(
   config: Pick<PlatformConfig, "mesh" | "isolation" | "apps">,
-  mesh: Mesh,
+  mesh: MeshEnforcement,
   app: Pick<App, "mesh" | "namespace">,
 ): AccessGrant[] {
   if (app.mesh.authorization || meshClosure(config, mesh, app.namespace) !== "isolated") return [];

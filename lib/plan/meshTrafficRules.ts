@@ -6,7 +6,7 @@ import {
   type ConfigProblem,
   type PlatformConfig,
 } from "../config";
-import type { Mesh } from "../meshes";
+import type { MeshEnforcement, MeshIdentity } from "../meshes";
 import { isGuardedIn, meshClosure } from "./isolation";
 
 const cfg = (path: string): string => `platform:${path}`;
@@ -16,7 +16,10 @@ const cfg = (path: string): string => `platform:${path}`;
  * everything they name exists, the chosen mesh can do what they ask, and no rule shuts out the app's
  * own probes.
  */
-export function meshTrafficRules(config: PlatformConfig, mesh: Mesh): ConfigProblem[] {
+export function meshTrafficRules(
+  config: PlatformConfig,
+  mesh: MeshIdentity & MeshEnforcement,
+): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const lacking = meshLacks(mesh);
   config.apps.forEach((app, i) => {
@@ -108,7 +111,7 @@ function routePathProblem(path: string): string | undefined {
 }
 
 /** Why the environment's mesh cannot enforce routes or authorization, if it cannot. */
-function meshLacks(mesh: Mesh): { problem: string; fix: string } | undefined {
+function meshLacks(mesh: MeshIdentity & MeshEnforcement): { problem: string; fix: string } | undefined {
   if (!mesh.policy) {
     return {
       problem: `mesh.kind is "${mesh.kind}": routes and authorization are enforced by the mesh's proxies`,
@@ -146,7 +149,12 @@ function durationMs(value: string): number {
   return total;
 }
 
-function routeRules(mesh: Mesh, app: App, neighbours: readonly App[], at: string): ConfigProblem[] {
+function routeRules(
+  mesh: MeshIdentity & MeshEnforcement,
+  app: App,
+  neighbours: readonly App[],
+  at: string,
+): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const names = neighbours.map((a) => a.name);
   app.mesh.routes.forEach((route, j) => {
@@ -268,7 +276,7 @@ function routeNameRules(config: PlatformConfig): ConfigProblem[] {
 }
 
 /** Paths that become route matches once an app is guarded: its probe, metrics and exposed paths. */
-function guardedPathRules(config: PlatformConfig, mesh: Mesh): ConfigProblem[] {
+function guardedPathRules(config: PlatformConfig, mesh: MeshEnforcement): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   config.apps.forEach((app, i) => {
     if (!isGuardedIn(config, mesh, app)) return;

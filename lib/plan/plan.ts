@@ -25,13 +25,19 @@ import {
   type Caller,
   type Exposure,
   type MeshRouteSpec,
+  type PodSecurityLevel,
 } from "../manifests";
 import {
   meshFor,
   meshSizedCharts,
   otherMeshKeyProblems,
   type GrafanaDashboard,
+  type MeshKind,
   type Mesh,
+  type MeshEnforcement,
+  type MeshIdentity,
+  type MeshInstall,
+  type MeshPodContract,
   type PodMetadata,
   type ReliedOnValue,
 } from "../meshes";
@@ -57,6 +63,26 @@ export interface PlannedRelease {
   readonly from?: ChartFrom;
   /** Values the platform relies on, which an override may not change (`MeshRelease.reliedOn`). */
   readonly reliedOn?: readonly ReliedOnValue[];
+}
+
+/**
+ * The environment's mesh, as a program reads it: which mesh, and the metadata its namespaces and pods
+ * carry. Everything else that differs by mesh (its releases, policy objects, scrapes, ingress) is the
+ * platform's to ask, not part of the plan's contract.
+ */
+export interface PlannedMesh {
+  /** Which mesh: `linkerd`, `istio` or `none`. */
+  readonly kind: MeshKind;
+  /** For messages: "Linkerd", "Istio", "no mesh". */
+  readonly title: string;
+  /** Labels and annotations that put an app namespace's pods in the mesh. */
+  readonly namespaceEnrolment: PodMetadata;
+  /** The Pod Security level a meshed namespace must allow. */
+  readonly meshedPodSecurity: PodSecurityLevel;
+  /** Pod template metadata that lets a Job or CronJob in a meshed namespace finish (with `mesh.nativeSidecars: false`). */
+  readonly jobPodMetadata: PodMetadata;
+  /** The in-cluster address of the mesh's own dashboard, when one is installed. */
+  readonly dashboardUrl?: string;
 }
 
 /** An app namespace: the mesh's enrolment, deny by default, the shared Gateway's access label. */
@@ -96,9 +122,9 @@ export interface AppPlan {
 export interface Plan {
   /** The resolved environment config. */
   readonly config: PlatformConfig;
-  /** The environment's mesh: everything that differs by mesh is asked of it. */
-  readonly mesh: Mesh;
-  /** One owner per CRD family. */
+  /** The environment's mesh, as a program reads it; the platform asks everything else of it (`meshOfPlan`). */
+  readonly mesh: PlannedMesh;
+  /** One owner per CRD family: who installs, upgrades and never deletes each family the environment needs. */
   readonly crdOwners: CrdOwners;
   /** CRD owners and the user's chart overrides, checked. */
   readonly charts: ChartContext;
@@ -116,6 +142,7 @@ export interface Plan {
   readonly gatewayApiBundleFile?: string;
   /** App namespaces, sorted by name. */
   readonly namespaces: readonly NamespacePlan[];
+  /** Every app of the environment, in the config's order, with what the plan derived for it. */
   readonly apps: readonly AppPlan[];
   /** Ports GKE's control plane must reach on nodes for admission webhooks. */
   readonly webhookPorts: readonly number[];
@@ -165,6 +192,7 @@ export function resolvePlan(
  */
 export function planFor(config: PlatformConfig, input?: EnvironmentInput, source?: string): Plan {
   const mesh = meshFor(config.mesh);
+  planned.set(config.mesh, mesh);
   const problems: ConfigProblem[] = [
     ...(input ? [...checkRules(input, config), ...otherMeshKeyProblems(mesh, input)] : configRules(config)),
     ...mesh.configProblems(input, config),
@@ -215,6 +243,17 @@ export function planFor(config: PlatformConfig, input?: EnvironmentInput, source
       ...gatewayApiWarnings(config, mesh, ownership.owners),
     ],
   };
+}
+
+/** Each resolved mesh section's mesh, made once by `planFor`. */
+const planned = new WeakMap<PlatformConfig["mesh"], Mesh>();
+
+/**
+ * The plan's mesh with every capability the platform's layers ask of it (internal: a program reads
+ * `Plan.mesh`). The one `planFor` made; a plan built another way gets the same answers from its config.
+ */
+export function meshOfPlan(plan: Pick<Plan, "config">): Mesh {
+  return planned.get(plan.config.mesh) ?? meshFor(plan.config.mesh);
 }
 
 /** `resolvePlan`, for the config only (internal: the library's tests and tools). */
@@ -293,7 +332,7 @@ function sizingWithoutEffect(
 }
 
 /** Every Helm release the environment installs, by release name, in install order. */
-function plannedReleases(config: PlatformConfig, mesh: Mesh): Record<string, PlannedRelease> {
+function plannedReleases(config: PlatformConfig, mesh: MeshInstall): Record<string, PlannedRelease> {
   const releases: Record<string, PlannedRelease> = {};
   if (needsCertManager(config, mesh)) releases["cert-manager"] = { chart: "certManager" };
   if (mesh.needsTrustManager) releases["trust-manager"] = { chart: "trustManager" };
@@ -306,7 +345,7 @@ function plannedReleases(config: PlatformConfig, mesh: Mesh): Record<string, Pla
   return releases;
 }
 
-function meshDashboardProblems(config: PlatformConfig, mesh: Mesh): ConfigProblem[] {
+function meshDashboardProblems(config: PlatformConfig, mesh: MeshIdentity & MeshInstall): ConfigProblem[] {
   if (
     !config.monitoring.meshDashboards ||
     (config.monitoring.backend === "prometheus" && mesh.grafanaDashboards)
@@ -333,7 +372,7 @@ function monitoringOf(config: PlatformConfig): Plan["monitoring"] {
   }
 }
 
-function namespacesOf(config: PlatformConfig, mesh: Mesh): NamespacePlan[] {
+function namespacesOf(config: PlatformConfig, mesh: MeshPodContract & MeshEnforcement): NamespacePlan[] {
   const names = [...new Set(config.apps.map((a) => a.namespace))].sort();
   return names.map((name) => {
     const onGateway = config.apps.some((a) => a.namespace === name && a.expose?.via.includes("gke-gateway"));
@@ -348,7 +387,7 @@ function namespacesOf(config: PlatformConfig, mesh: Mesh): NamespacePlan[] {
   });
 }
 
-function appPlan(config: PlatformConfig, mesh: Mesh, app: App): AppPlan {
+function appPlan(config: PlatformConfig, mesh: MeshPodContract & MeshEnforcement, app: App): AppPlan {
   const guarded = isGuardedIn(config, mesh, app);
   return {
     app,
@@ -408,7 +447,7 @@ export function clusterSourcesOf(config: Pick<PlatformConfig, "cluster" | "netwo
  * metrics path; the app's ingress on its exposed path. Where the mesh takes probes or scrapes past its
  * proxy's authorization (Istio), none is granted. Nothing is granted to every address.
  */
-export function accessGrants(config: PlatformConfig, mesh: Mesh, app: App): AccessGrant[] {
+export function accessGrants(config: PlatformConfig, mesh: MeshPodContract, app: App): AccessGrant[] {
   const grants: AccessGrant[] = (app.mesh.authorization?.rules ?? []).map((rule) => ({
     callers: rule.from.map((from): Caller => {
       const [namespace, serviceAccount] = from.includes("/") ? from.split("/") : [app.namespace, from];

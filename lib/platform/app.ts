@@ -11,7 +11,13 @@ import {
   type Exposure,
   type MeshRouteSpec,
 } from "../manifests";
-import { meshOf, type MeshSettings } from "../meshes";
+import {
+  meshOf,
+  type MeshEnforcement,
+  type MeshIngress,
+  type MeshPodContract,
+  type MeshSettings,
+} from "../meshes";
 import { restRouteSuffix } from "../plan";
 import { googleLoadBalancerRanges } from "../versions";
 
@@ -91,7 +97,7 @@ export class App extends pulumi.ComponentResource {
     super("gke-mesh-platform:platform:App", name, {}, opts);
     this.name = args.name;
     this.namespace = args.namespace;
-    const mesh = meshOf(args.mesh ?? { kind: "none" });
+    const mesh: MeshPodContract & MeshIngress & MeshEnforcement = meshOf(args.mesh ?? { kind: "none" });
     const id = `${args.namespace}-${args.name}`;
     const namespaces = args.namespaceResource
       ? new Map([[args.namespace, args.namespaceResource]])

@@ -13,7 +13,8 @@ import {
   type ExposureContext,
   type Exposure,
 } from "../manifests";
-import type { Plan } from "../plan";
+import type { MeshIngress, MeshPodContract } from "../meshes";
+import { meshOfPlan, type Plan } from "../plan";
 
 export const gatewayNamespace = "gateway";
 export const sharedGatewayName = "shared";
@@ -91,6 +92,7 @@ export class Ingress extends pulumi.ComponentResource {
     super("gke-mesh-platform:platform:Ingress", name, {}, opts);
     const { plan, provider } = args;
     const config = plan.config;
+    const mesh: MeshPodContract & MeshIngress = meshOfPlan(plan);
     const ing = config.ingress;
     const base = { provider, parent: this };
     const exposures = exposuresOf(plan);
@@ -151,7 +153,7 @@ export class Ingress extends pulumi.ComponentResource {
                 http01IngressClass: ing.kind === "ingress-nginx" ? "nginx" : "traefik",
                 // Traefik reads no IngressClass (its namespaced RBAC, lib/addons/ingressControllers.ts).
                 http01ClassAnnotation: ing.kind === "traefik",
-                solverPod: plan.mesh.acmeSolverPod,
+                solverPod: mesh.acmeSolverPod,
               },
       });
       issuer = [
@@ -169,7 +171,7 @@ export class Ingress extends pulumi.ComponentResource {
       // No pod runs here; the mesh's webhooks have nothing to do with its routes (Mesh.unmanagedNamespaceLabels).
       new PlatformNamespace(chart, "namespace", {
         name: gatewayNamespace,
-        labels: plan.mesh.unmanagedNamespaceLabels,
+        labels: mesh.unmanagedNamespaceLabels,
       });
       new SharedGateway(chart, "gateway", {
         name: sharedGatewayName,
@@ -187,7 +189,7 @@ export class Ingress extends pulumi.ComponentResource {
 
     // Stage 5: each app's routes (its Service is the app's own). An app waits only for what its exposure uses.
     const edge: ExposureContext = {
-      backend: plan.mesh.ingressBackend,
+      backend: mesh.ingressBackend,
       gateway: { name: sharedGatewayName, namespace: gatewayNamespace },
       drainingTimeoutSeconds: ing.drainingTimeoutSeconds,
       requestLogSampleRate: ing.requestLogging.enabled ? ing.requestLogging.sampleRate : undefined,

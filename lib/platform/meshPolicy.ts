@@ -2,7 +2,7 @@ import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import { deployChart, newChart } from "../deploy";
 import { NamespaceNetworkPolicy } from "../manifests";
-import { meshClosure, type Plan } from "../plan";
+import { meshClosure, meshOfPlan, type Plan } from "../plan";
 import { deployWithServers } from "./app";
 import { namespaceNetworkPolicies } from "./networkPolicy";
 
@@ -25,7 +25,8 @@ export interface NamespacePolicyArgs {
  */
 export function deployNamespacePolicy(name: string, args: NamespacePolicyArgs): void {
   const { plan } = args;
-  const policy = plan.mesh.policy;
+  const mesh = meshOfPlan(plan);
+  const policy = mesh.policy;
   const isolation = new Map(namespaceNetworkPolicies(plan).map((n) => [n.namespace, n]));
   for (const ns of plan.namespaces.map((n) => n.name)) {
     const namespace = args.namespaces.get(ns);
@@ -41,7 +42,7 @@ export function deployNamespacePolicy(name: string, args: NamespacePolicyArgs): 
       });
     }
     if (!policy) continue;
-    const closed = meshClosure(plan.config, plan.mesh, ns) !== "open";
+    const closed = meshClosure(plan.config, mesh, ns) !== "open";
     const statuses = new Set(
       plan.apps
         .filter((a) => a.app.namespace === ns)

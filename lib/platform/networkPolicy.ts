@@ -1,8 +1,14 @@
 import { monitoringNamespace, prometheusPodLabels } from "../addons";
 import { isolatedNamespaces, type ExposurePath } from "../config";
 import { faultInjectorPort, type NetworkPeer, type NetworkPort, type NetworkSource } from "../manifests";
-import { unmeshedNetwork, type MeshNetwork } from "../meshes";
-import type { AppPlan, Plan } from "../plan";
+import {
+  unmeshedNetwork,
+  type MeshEnforcement,
+  type MeshIdentity,
+  type MeshNetwork,
+  type MeshPodContract,
+} from "../meshes";
+import { meshOfPlan, type AppPlan, type Plan } from "../plan";
 import {
   acmeHttp01SolverPort,
   ingressControllerIdentities,
@@ -21,8 +27,8 @@ const inClusterIngress = (via: ExposurePath): via is InClusterIngress =>
   via === "traefik" || via === "ingress-nginx";
 
 /** What the environment's mesh asks a NetworkPolicy to let in for itself. */
-export function meshNetworkOf(plan: Pick<Plan, "mesh">): MeshNetwork {
-  return plan.mesh.policy?.network(plan.mesh.config) ?? unmeshedNetwork;
+export function meshNetworkOf(mesh: MeshIdentity & MeshEnforcement): MeshNetwork {
+  return mesh.policy?.network(mesh.config) ?? unmeshedNetwork;
 }
 
 /**
@@ -45,10 +51,10 @@ function scraperSource(plan: Pick<Plan, "monitoring" | "prometheus">): NetworkSo
 }
 
 /** The port a monitor scrapes an app's metrics on: its own port, or the proxy's (Istio's merged metrics). */
-function metricsPort(plan: Pick<Plan, "mesh">, a: AppPlan): NetworkPort[] {
+function metricsPort(mesh: MeshPodContract, a: AppPlan): NetworkPort[] {
   const metrics = a.app.metrics;
   if (!metrics) return [];
-  const port = plan.mesh.appScrape({ port: a.app.port, path: metrics.path }).endpoint.port;
+  const port = mesh.appScrape({ port: a.app.port, path: metrics.path }).endpoint.port;
   return [port === "http" ? a.app.port : port];
 }
 
@@ -83,9 +89,10 @@ function callerNamespaces(a: AppPlan): string[] {
  * so neither layer lets in what the other refuses (docs/mesh-policy.md, "Namespace isolation").
  */
 export function namespaceNetworkPolicies(
-  plan: Pick<Plan, "config" | "mesh" | "apps" | "monitoring" | "prometheus">,
+  plan: Pick<Plan, "config" | "apps" | "monitoring" | "prometheus">,
 ): NamespaceIsolation[] {
-  const net = meshNetworkOf(plan);
+  const mesh = meshOfPlan(plan);
+  const net = meshNetworkOf(mesh);
   const scraper = scraperSource(plan);
   const acmeHttp01 = plan.config.ingress.acme?.solver === "http01";
   return isolatedNamespaces(plan.config).map((namespace) => {
@@ -110,10 +117,10 @@ export function namespaceNetworkPolicies(
         peers.push({ from: { kind: "addresses", cidrs: a.loadBalancerSources }, ports: [a.app.port] });
     }
     const scraped = [
-      ...apps.flatMap((a) => metricsPort(plan, a)),
+      ...apps.flatMap((a) => metricsPort(mesh, a)),
       ...net.proxyScrapePorts,
       // A scraper in the mesh (Istio ambient under STRICT mTLS) scrapes through it.
-      ...(plan.mesh.scraper && apps.some((a) => a.app.metrics) ? net.meshedCallPorts : []),
+      ...(mesh.scraper && apps.some((a) => a.app.metrics) ? net.meshedCallPorts : []),
     ];
     if (scraper && scraped.length > 0) peers.push({ from: scraper, ports: scraped });
     peers.push(...net.controlPlane);

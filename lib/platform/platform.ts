@@ -13,8 +13,9 @@ import type { CrdOwners } from "../crds";
 import { deployChart, newChart, objectKey, type ChartContext, type MonitoringRef } from "../deploy";
 import { Edge, ExistingCluster, GkeCluster, edgeApis, type ClusterAccess } from "../gcp";
 import { PlatformNamespace } from "../manifests";
+import type { MeshIdentity, MeshPodContract } from "../meshes";
 import { installMesh, type MeshControlPlane } from "../meshes/components";
-import { resolvePlan, type Plan } from "../plan";
+import { meshOfPlan, resolvePlan, type Plan } from "../plan";
 import { App } from "./app";
 import { Ingress, edgeArgs } from "./ingress";
 import { deployNamespacePolicy } from "./meshPolicy";
@@ -71,7 +72,7 @@ export class Platform extends pulumi.ComponentResource {
     // Every problem is found before any resource exists: a bad config never half-applies.
     const plan = "plan" in args ? args.plan : resolvePlan(args.config, pulumi.getStack());
     const config = plan.config;
-    const mesh = plan.mesh;
+    const mesh: MeshIdentity & MeshPodContract = meshOfPlan(plan);
     this.plan = plan;
     this.config = config;
     this.crdOwners = plan.crdOwners;

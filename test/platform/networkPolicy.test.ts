@@ -3,7 +3,7 @@ import { NamespaceNetworkPolicy, type Caller } from "../../lib/manifests";
 import { namespaceNetworkPolicies } from "../../lib/platform/networkPolicy";
 import { checkInvariants } from "../../lib/safety";
 import { viewsOf } from "../../lib/render";
-import type { Plan } from "../../lib/plan";
+import { meshOfPlan, type Plan } from "../../lib/plan";
 import { at, find, plan, problems, renderPlatform } from "../helpers";
 import type { RenderResult, RenderedResource } from "../../lib/render";
 
@@ -395,7 +395,8 @@ describe("the mesh's grants and the NetworkPolicy agree", () => {
     const p = plan({ tier: "prod", apps, ...variant });
     const [isolation] = namespaceNetworkPolicies(p);
     const peers = isolation.peers;
-    const meshed = p.mesh.policy?.network(p.mesh.config).meshedCallPorts ?? [];
+    const mesh = meshOfPlan(p);
+    const meshed = mesh.policy?.network(mesh.config).meshedCallPorts ?? [];
     const admits = (source: (s: (typeof peers)[number]["from"]) => boolean, port: number | string) =>
       peers.some((x) => source(x.from) && (x.ports === undefined || x.ports.includes(port)));
     const elsewhere = (c: Caller) =>

@@ -19,14 +19,19 @@ import { linkerdFacts, privateNetworks } from "../../versions";
 import { linkerdIdentityAlertRules } from "./alerts";
 import { LinkerdIssuer, LinkerdTrustAnchor } from "./identity";
 import { LinkerdMonitors } from "./monitors";
-import { LinkerdNamespace } from "./namespace";
 import { RouteCrdsAccess, RouteCrdsWait } from "./routeCrds";
 import {
   LinkerdWebhookCertificates,
   webhookCertificateValues,
   type LinkerdWebhook,
 } from "./webhookCertificates";
-import { linkerdCniNamespace, linkerdNamespace, linkerdPodSecurity, linkerdVizNamespace } from "./index";
+import {
+  LinkerdNamespace,
+  linkerdCniNamespace,
+  linkerdNamespace,
+  linkerdPodSecurity,
+  linkerdVizNamespace,
+} from "./namespace";
 
 export interface LinkerdArgs {
   /** Redirect traffic with linkerd-cni instead of a privileged init container. @default false */

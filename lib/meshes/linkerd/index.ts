@@ -1,29 +1,22 @@
 import type { ConfigProblem, PlatformConfig } from "../../config";
-import type { PodSecurityLevel } from "../../manifests";
 import { charts, linkerdFacts } from "../../versions";
 import { plainScrape, type Mesh, type MeshConfig, type MeshRelease } from "../mesh";
 import { autopilotProxyProblems } from "../rules";
+import { linkerdPodSecurity, linkerdVizNamespace } from "./namespace";
 import { linkerdPolicy } from "./policy";
 
 export { linkerdAccess, linkerdPolicy, linkerdRoutes } from "./policy";
-export { LinkerdNamespace } from "./namespace";
+export {
+  LinkerdNamespace,
+  linkerdCniNamespace,
+  linkerdNamespace,
+  linkerdPodSecurity,
+  linkerdVizNamespace,
+} from "./namespace";
 export * from "./identity";
 export * from "./monitors";
 export * from "./webhookCertificates";
 export * from "./alerts";
-
-export const linkerdNamespace = "linkerd";
-export const linkerdVizNamespace = "linkerd-viz";
-export const linkerdCniNamespace = "linkerd-cni";
-
-/**
- * The Pod Security level meshed pods need. Without its CNI, linkerd-init adds NET_ADMIN and NET_RAW,
- * which `baseline` forbids; Linkerd's own chart enforces `restricted` only with its CNI
- * (charts/linkerd-control-plane/templates/namespace.yaml).
- */
-export function linkerdPodSecurity(cni: boolean): PodSecurityLevel {
-  return cni ? "restricted" : "privileged";
-}
 
 /** Linkerd from its edge-channel charts, identity from cert-manager and trust-manager. */
 export function linkerdMesh(config: MeshConfig): Mesh {

@@ -14,7 +14,7 @@ import {
   type PathMatch,
 } from "../../manifests";
 import { linkerdFacts } from "../../versions";
-import { linkerdVizNamespace } from "./index";
+import { linkerdVizNamespace } from "./namespace";
 import type { AccessProps, MeshConfig, MeshNetwork, MeshPolicy, RouteRetry } from "../mesh";
 
 /**
