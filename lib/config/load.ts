@@ -1,5 +1,5 @@
 import { ConfigError, nearest, type ConfigProblem } from "./errors";
-import { environmentInputSchema } from "./schema";
+import { environmentInputSchema } from "./environment";
 
 /** The Pulumi config namespace of the platform's keys: `platform:tier`, `platform:mesh`, ... */
 export const configNamespace = "platform";

@@ -353,7 +353,7 @@ export function resolvePrometheusStorage(
 /**
  * The environment's sizing: the profile, `highAvailability`'s replica counts (one replica without
  * it), and the user's values over both. `proxy` is the mesh's proxy profile (schema.ts meshDefaults);
- * `persistentMonitoring` is the tier's choice of a persistent Prometheus volume (defaults.ts tierDefaults).
+ * `persistentMonitoring` is the tier's choice of a persistent Prometheus volume (tiers.ts tierDefaults).
  */
 export function resolveSizing(
   input: SizingInput | undefined,

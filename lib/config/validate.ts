@@ -3,7 +3,7 @@ import * as os from "os";
 import * as path from "path";
 import { z } from "zod";
 import { ConfigError, nearest, secretPlaceholder, showValue, type ConfigProblem } from "./errors";
-import { environmentInputSchema, type EnvironmentInput } from "./schema";
+import { environmentInputSchema, type EnvironmentInput } from "./environment";
 import { valueProblemOf } from "./valueChecks";
 
 /**

@@ -1,4 +1,4 @@
-import type { PlatformConfig } from "./defaults";
+import type { PlatformConfig } from "./resolved";
 
 /**
  * Valid but risky choices. The platform builds them and says so at render and at `pulumi up`

@@ -1,4 +1,4 @@
-import { fewestWindowsIn32Days } from "../../lib/config/rules";
+import { fewestWindowsIn32Days } from "../../lib/config/maintenanceWindows";
 import { at, one } from "../helpers";
 import { CLUSTER, planProblems, renderCluster } from "./gke";
 

@@ -6,7 +6,7 @@ import { configError, input, render } from "../helpers";
 /**
  * One way from a config to a plan: a config written in code (`new Platform("p", { config })`,
  * `resolvePlan(config, stack)`) and a stack's config (`loadPlan`) are refused for the same problems in
- * the same words, one bad config for each family of rules in lib/config/rules.ts.
+ * the same words, one bad config for each family of rules in lib/config/rules/.
  */
 
 const kmsKey = "projects/acme-sec/locations/europe-west1/keyRings/gke/cryptoKeys/secrets";
@@ -17,7 +17,7 @@ const app = (name: string, expose: Record<string, unknown> = { host: "shop.examp
   expose,
 });
 
-/** One bad environment per rule family of lib/config/rules.ts, and the message it is refused with. */
+/** One bad environment per rule family of lib/config/rules/, and the message it is refused with. */
 const families: [family: string, overrides: Record<string, unknown>, message: string][] = [
   [
     "sizingRules",
