@@ -6,6 +6,7 @@ import type { Mesh, MeshConfig, MeshConfigRules, MeshIdentity, MeshKey, MeshKind
 import { noMesh } from "./none";
 
 export * from "./mesh";
+export type * from "./admissionModel";
 export * from "./linkerd";
 export * from "./istio";
 export { noMesh } from "./none";

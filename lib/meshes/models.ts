@@ -1,6 +1,6 @@
 import { istioAdmission } from "./istio/admission";
 import { linkerdAdmission } from "./linkerd/admission";
-import type { MeshAdmission } from "./mesh";
+import type { MeshAdmission } from "./admissionModel";
 
 /**
  * The meshes' models of what their own components do with objects: who gets injected and with what,

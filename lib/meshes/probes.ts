@@ -1,4 +1,4 @@
-import type { AdmissionObject, AdmittedPod, MeshAdmission } from "./mesh";
+import type { AdmissionObject, AdmittedPod, MeshAdmission } from "./admissionModel";
 import { list, obj, record } from "../json";
 
 /**

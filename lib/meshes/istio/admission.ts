@@ -6,7 +6,7 @@ import type {
   MeshAdmission,
   MeshProbe,
   MeshScrape,
-} from "../mesh";
+} from "../admissionModel";
 import { istioGrants } from "./grants";
 import { istioProxyMonitorNames } from "./manifests";
 

@@ -1,4 +1,4 @@
-import type { AdmissionObject, MeshGrant } from "../mesh";
+import type { AdmissionObject, MeshGrant } from "../admissionModel";
 import { list, obj, record } from "../../json";
 import { selects, type SelectorSpec } from "../../manifests/selectors";
 

@@ -1,7 +1,7 @@
 import { charts, linkerdFacts } from "../../versions";
 import type { SelectorSpec } from "../../manifests/selectors";
 import { linkerdProbeRefusal, linkerdScrapeRefusal } from "./inboundPolicy";
-import type { AdmittedPod, InjectedContainer, MeshAdmission } from "../mesh";
+import type { AdmittedPod, InjectedContainer, MeshAdmission } from "../admissionModel";
 import { linkerdGrants } from "./grants";
 import { linkerdProxyMonitorName } from "./monitors";
 

@@ -1,5 +1,5 @@
 import { linkerdFacts } from "../../versions";
-import type { AdmissionObject, MeshGrant } from "../mesh";
+import type { AdmissionObject, MeshGrant } from "../admissionModel";
 import { list, obj, str } from "../../json";
 
 /**

@@ -4,7 +4,7 @@ import { routeMatchesGet } from "../../manifests/paths";
 import { selects, type SelectorSpec } from "../../manifests/selectors";
 import { privateNetworks } from "../../versions";
 import { cidrWithin } from "../cidr";
-import type { AdmissionObject, AdmittedPod, MeshProbe, MeshScrape } from "../mesh";
+import type { AdmissionObject, AdmittedPod, MeshProbe, MeshScrape } from "../admissionModel";
 
 /**
  * Linkerd's inbound policy for a plain-text request to a meshed pod, as the policy controller builds the
