@@ -111,6 +111,73 @@ describe("every exported Args field is documented", () => {
   });
 });
 
+/**
+ * What a building block cannot work out for itself, with the reason: every other field is optional,
+ * with a `@default` saying what the block does without it. A new required field fails here until it is
+ * listed with its reason.
+ */
+const requiredFields: Record<string, Record<string, string>> = {
+  PlatformArgs: {
+    plan: "one of the two ways in: a plan resolved by loadPlan/resolvePlan (a union with `config`)",
+    config: "the other way in: an environment written in code (a union with `plan`)",
+  },
+  AppArgs: {
+    name: "names the app's Deployment, Service and every object derived for it",
+    namespace: "an app runs in a namespace of the user's; there is no sensible one to pick",
+    image: "what the app runs",
+    port: "the port its Service and routes reach",
+    provider: "the cluster the objects go to",
+  },
+  IngressArgs: {
+    plan: "routes the apps of one environment: their exposures are resolved against its ingress kind and mesh",
+    provider: "the cluster the objects go to",
+  },
+  ExistingClusterArgs: {
+    project: "the Google Cloud project that holds the cluster",
+    existing: "which cluster (name and location) to use",
+  },
+  GkeClusterArgs: {
+    project: "the Google Cloud project the cluster is made in",
+    region: "where the network, KMS key and Cloud NAT live",
+  },
+  CertManagerArgs: { provider: "the cluster the release goes to" },
+  IngressControllerArgs: {
+    provider: "the cluster the release goes to",
+    certManager: "the controller's certificates (and ingress-nginx's webhook) come from cert-manager",
+  },
+  PrometheusArgs: { provider: "the cluster the release goes to" },
+  IstioArgs: {
+    provider: "the cluster the releases go to",
+    certManager: "Istio's CA and istio-csr's certificates come from cert-manager with trust-manager",
+  },
+  LinkerdArgs: {
+    provider: "the cluster the releases go to",
+    certManager: "Linkerd's trust anchor and issuer come from cert-manager with trust-manager",
+  },
+};
+
+describe("every exported Args field is optional with a documented default, or required for a listed reason", () => {
+  const { checker, exports } = entryExports("lib/index.ts");
+  const argsTypes = exports
+    .filter((s) => /Args$/.test(s.name))
+    .map((s) => [s.name, checker.getDeclaredTypeOfSymbol(checker.getAliasedSymbol(s))] as const);
+
+  test("every building block's required fields are listed", () => {
+    expect(Object.keys(requiredFields).sort()).toEqual(argsTypes.map(([name]) => name).sort());
+  });
+
+  test.each(argsTypes)("%s", (name, type) => {
+    const members = type.isUnion() ? type.types.flatMap((t) => t.getProperties()) : type.getProperties();
+    const optional = (p: ts.Symbol): boolean => (p.flags & ts.SymbolFlags.Optional) !== 0;
+    const required = [...new Set(members.filter((p) => !optional(p)).map((p) => p.name))].sort();
+    expect(required).toEqual(Object.keys(requiredFields[name] ?? {}).sort());
+    const withoutDefault = members
+      .filter((p) => optional(p) && !p.getJsDocTags(checker).some((t) => t.name === "default"))
+      .map((p) => p.name);
+    expect(withoutDefault).toEqual([]);
+  });
+});
+
 describe("every type an exported Args names is exported", () => {
   const { checker, exports } = entryExports("lib/index.ts");
   const resolved = (s: ts.Symbol): ts.Symbol =>

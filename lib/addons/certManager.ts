@@ -29,7 +29,10 @@ export interface CertManagerArgs {
   readonly autopilot?: boolean;
   /** Install trust-manager too (Linkerd's trust anchor distribution). @default false */
   readonly trustManager?: boolean;
-  /** The Google service account cert-manager impersonates for DNS-01 in Cloud DNS (Workload Identity). */
+  /**
+   * The Google service account cert-manager impersonates for DNS-01 in Cloud DNS (Workload Identity).
+   * @default none: cert-manager's service account is not annotated, so no DNS-01 in Cloud DNS
+   */
   readonly dns01ServiceAccount?: pulumi.Input<string>;
   /**
    * Replicas, requests and limits of cert-manager's controller, webhook and CA injector and of

@@ -21,18 +21,35 @@ export const sharedGatewayName = "shared";
 export const acmeIssuerName = "letsencrypt";
 
 export interface IngressArgs {
-  /** The resolved environment: its ingress, its apps' exposures and its mesh. */
+  /**
+   * The resolved environment (`resolvePlan`): the ingress kind and its TLS/ACME settings, every app's
+   * exposures (which controller or Google load balancer serves each, its hosts and paths), the mesh the
+   * controller joins, and the chart source. Required: Ingress routes to the apps of one environment, and
+   * the plan is where their exposures are resolved against the ingress kind and the mesh.
+   */
   readonly plan: Plan;
   /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
-  /** cert-manager, when Traefik or ingress-nginx serve TLS. */
+  /**
+   * cert-manager, when Traefik or ingress-nginx serve TLS.
+   * @default none: no in-cluster controller nor ACME issuer is deployed
+   */
   readonly certManager?: CertManagerRef;
-  /** Google's side of the edge, built in stage 1 (edgeArgs). */
+  /**
+   * Google's side of the edge, built in stage 1 (edgeArgs).
+   * @default none: no shared Gateway, and gce-ingress exposures get no reserved address or SSL policy
+   */
   readonly edge?: Edge;
-  /** What a meshed pod needs before it starts: the in-cluster controller waits for it. */
+  /**
+   * What a meshed pod needs before it starts: the in-cluster controller waits for it.
+   * @default nothing to wait for
+   */
   readonly meshReady?: readonly pulumi.Resource[];
-  /** App namespaces, by name: each app's objects wait for theirs. */
-  readonly namespaces: ReadonlyMap<string, pulumi.Resource>;
+  /**
+   * App namespaces, by name: each app's objects wait for theirs.
+   * @default none: the apps' namespaces already exist
+   */
+  readonly namespaces?: ReadonlyMap<string, pulumi.Resource>;
   /** Where the in-cluster controller's own metrics go. @default not scraped */
   readonly monitoring?: MonitoringRef;
 }
@@ -118,7 +135,7 @@ export class Ingress extends pulumi.ComponentResource {
           exposures
             .filter((e) => e.via.includes("traefik"))
             .map((e) => {
-              const ns = args.namespaces.get(e.namespace);
+              const ns = args.namespaces?.get(e.namespace);
               // Every app's namespace is the plan's (Plan.namespaces), created before the ingress.
               if (!ns) throw new Error(`the app namespace ${e.namespace} has no Namespace resource`);
               return [e.namespace, ns] as const;
@@ -213,7 +230,7 @@ export class Ingress extends pulumi.ComponentResource {
           ? [this.controller.release, ...issuer]
           : []),
       ];
-      const ns = args.namespaces.get(e.namespace);
+      const ns = args.namespaces?.get(e.namespace);
       deployChart(`${name}-${e.namespace}-${e.name}`, chart, {
         ...base,
         dependsOn: uses,

@@ -67,6 +67,7 @@ export interface LinkerdArgs {
    * Ranges GKE reports for a cluster made elsewhere, known at deploy: added to the chart's default, since
    * such a cluster may have pod ranges GKE lists elsewhere (additional or per-node-pool ranges).
    * Ignored with `clusterNetworks`.
+   * @default none: the chart's default (or `clusterNetworks`) alone
    */
   readonly reportedClusterNetworks?: pulumi.Input<readonly string[]>;
   /**
