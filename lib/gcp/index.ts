@@ -1,4 +1,5 @@
 export * from "./cluster";
+export * from "./clusterArgs";
 export * from "./existingCluster";
 export * from "./kubernetesProvider";
 export * from "./network";
