@@ -100,7 +100,9 @@ function withoutZod(program: ts.Program): string[] {
       problems.push(`${file}: a declaration names zod: ${full.trim().split("\n")[0]}`);
     }
     removed.set(file, gone);
-    fs.writeFileSync(file, out.join(""));
+    // A module of schemas only keeps nothing: it stays a module, so `export *` of it still type-checks.
+    const kept = out.join("");
+    fs.writeFileSync(file, /^\s*(?:export|import)\b/m.test(kept) ? kept : `${kept}export {};\n`);
   }
 
   // Imports and re-exports of what was taken out.
