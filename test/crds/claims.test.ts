@@ -3,7 +3,7 @@ import type { KubeObject, TemplatedRelease } from "../../lib/cluster";
 import { crdClaims } from "../../lib/crds";
 import { chartDirOf } from "../../lib/deploy/chartSource";
 import { charts, supportedKubernetes, type ChartName } from "../../lib/versions";
-import { chartsDir, chartsProblem } from "../upstream/reference";
+import { chartsDir, helmChartsProblem } from "../upstream/reference";
 
 /**
  * The CRD ownership model (`crdClaims`) held to the real charts: for every chart it judges, every CRD
@@ -107,11 +107,7 @@ const cases: readonly { chart: ChartName; values: Json; skipCrds?: boolean }[] =
 ];
 
 const helm = findHelm();
-const missing = !helm
-  ? "no helm (set HELM or put helm on PATH)"
-  : !chartsDir
-    ? (chartsProblem ?? "no reference folder")
-    : undefined;
+const missing = helmChartsProblem(helm);
 
 (missing ? describe.skip : describe)(
   `crdClaims against the pinned charts, templated by the real helm${missing ? ` (skipped: ${missing})` : ""}`,

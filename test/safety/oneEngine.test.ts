@@ -12,7 +12,7 @@ import { applyOrder, clusterInputOf, viewsOf, type RenderResult } from "../../li
 import { checkInvariants } from "../../lib/safety";
 import { supportedKubernetes } from "../../lib/versions";
 import { config, render } from "../helpers";
-import { chartsDir, chartsProblem } from "../upstream/reference";
+import { chartsDir, helmChartsProblem } from "../upstream/reference";
 import { violations } from "./policyPack";
 
 /**
@@ -99,11 +99,7 @@ test("probes-authorized: the render, the policy pack and the cluster tier report
 });
 
 const helm = findHelm();
-const missing = !helm
-  ? "no helm (set HELM or put helm on PATH)"
-  : !chartsDir
-    ? (chartsProblem ?? "no reference folder")
-    : undefined;
+const missing = helmChartsProblem(helm);
 (missing ? test.skip : test)(
   `probes-authorized over the templated charts too: the same finding, and none in the charts' own pods${missing ? ` (skipped: ${missing})` : ""}`,
   async () => {

@@ -114,6 +114,12 @@ export const referenceProblem: string | undefined = reference.problem;
 /** Why the pinned charts cannot be templated (no folder, or the charts it lacks and the fix); undefined where they can. */
 export const chartsProblem: string | undefined = reference.chartsProblem;
 
+/** Why a test cannot template the pinned charts with the real helm (`helm`, as findHelm found it); undefined where it can. */
+export function helmChartsProblem(helm: string | undefined): string | undefined {
+  if (!helm) return "no helm (set HELM or put helm on PATH)";
+  return chartsDir ? undefined : (chartsProblem ?? "no reference folder");
+}
+
 /** Why the checks against the reference skip (CI=true makes a skip fail). */
 export const skipReason = `skipped: ${reference.problem ?? "the reference is complete"}`;
 
