@@ -1,4 +1,4 @@
-import { crdClaims, crdFamilies, type CrdFamily } from "../crds";
+import { crdClaims, crdFamilies, crdFamilyOf, type CrdFamily } from "../crds";
 import { charts, type ChartName } from "../versions";
 import type { CrossingFinding } from "./crossings";
 import { str, obj } from "../json";
@@ -13,13 +13,6 @@ import type { ObjectSet, TemplatedRelease } from "./objectSet";
  * does not render would leave the platform waiting for CRDs that never come.
  */
 
-/** The CRD family that serves an API group, if the platform knows one. */
-function familyOf(group: string): CrdFamily | undefined {
-  return (Object.keys(crdFamilies) as CrdFamily[]).find((f) =>
-    (crdFamilies[f].groups as readonly string[]).includes(group),
-  );
-}
-
 /** What one release's claims and its templated CRDs disagree on. */
 function disagreements(release: TemplatedRelease, chart: ChartName): string[] {
   const predicted = new Set(crdClaims(chart, release.values, release.crdsOnly ? false : release.skipCrds));
@@ -29,7 +22,7 @@ function disagreements(release: TemplatedRelease, chart: ChartName): string[] {
   const rendered = new Set<CrdFamily>();
   const out: string[] = [];
   for (const group of [...new Set(groups)].sort()) {
-    const family = familyOf(group);
+    const family = crdFamilyOf(group);
     if (family) rendered.add(family);
     else out.push(`renders CRDs of API group ${group}, which no CRD family of lib/crds names`);
   }

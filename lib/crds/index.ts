@@ -1,3 +1,3 @@
-export { crdFamilies, type CrdFamily } from "../versions";
+export { crdFamilies, crdFamilyOf, type CrdFamily } from "../versions";
 export * from "./crdCharts";
 export * from "./ownership";

@@ -224,7 +224,7 @@ export function crdClaims(
   values: Readonly<Record<string, unknown>>,
   skipCrds = false,
 ): CrdFamily[] {
-  return chartCrdSwitches[chart]?.claims(helmFlag(values), values, skipCrds) ?? [];
+  return chartCrdSwitches[chart]?.claims(helmFlag(values), skipCrds, values) ?? [];
 }
 
 /** A release, or a CRD chart, as the ownership check sees it. */

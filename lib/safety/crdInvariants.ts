@@ -1,4 +1,4 @@
-import { crdClaims, crdFamilies, type CrdFamily } from "../crds";
+import { crdClaims, crdFamilies, crdFamilyOf, type CrdFamily } from "../crds";
 import { charts, type ChartName } from "../versions";
 import {
   at,
@@ -51,9 +51,7 @@ export function singleCrdOwner(resources: readonly ResourceView[]): Violation[] 
     const group = at(r.inputs, "spec", "group");
     if (object(r).kind !== "CustomResourceDefinition" || typeof group !== "string") continue;
     if (chartPrefixes.some((p) => r.name.startsWith(p))) continue;
-    const family = (Object.keys(crdFamilies) as CrdFamily[]).find((f) =>
-      (crdFamilies[f].groups as readonly string[]).includes(group),
-    );
+    const family = crdFamilyOf(group);
     if (family) handWritten.set(family, [...(handWritten.get(family) ?? []), key(r)]);
   }
   for (const [family, crds] of handWritten) {

@@ -30,14 +30,31 @@ const stringsOf = (o: Obj): Record<string, string> =>
   Object.fromEntries(Object.entries(o).filter((e): e is [string, string] => typeof e[1] === "string"));
 
 /**
+ * The program's Namespaces by name, as the API server holds them: their string labels and annotations,
+ * and the label it sets on every namespace, its name (NamespaceDefaultLabelName, Kubernetes 1.22+).
+ */
+function namespacesIn(
+  resources: readonly ResourceView[],
+): (name: string) => { labels: Record<string, string>; annotations: Record<string, string> } {
+  const byName = new Map(
+    resources.filter((r) => object(r).kind === "Namespace").map((r) => [object(r).name, object(r)] as const),
+  );
+  return (name) => {
+    const ns = byName.get(name);
+    return {
+      labels: { ...stringsOf(ns?.labels ?? {}), [namespaceNameLabel]: name },
+      annotations: stringsOf(ns?.annotations ?? {}),
+    };
+  };
+}
+
+/**
  * Jobs and CronJobs whose pods get a proxy that is not a native sidecar, decided by each mesh's own
  * admission model (lib/meshes/<mesh>/admission.ts, which the cluster tier runs too): whether the pod
  * asks for the proxy, and what the injector adds given the Helm values of the control planes serving it.
  */
 export function jobsFinish(resources: readonly ResourceView[]): Violation[] {
-  const namespaces = new Map(
-    resources.filter((r) => object(r).kind === "Namespace").map((r) => [object(r).name, object(r)] as const),
-  );
+  const namespaceOf = namespacesIn(resources);
   const controlPlanes = (chart: string): Obj[] =>
     resources
       .filter((r) => r.type === helmRelease && at(r.inputs, "chart") === chart)
@@ -55,7 +72,7 @@ export function jobsFinish(resources: readonly ResourceView[]): Violation[] {
   for (const r of resources) {
     const o = object(r);
     if (o.kind !== "Job" && o.kind !== "CronJob") continue;
-    const ns = namespaces.get(o.namespace) ?? { labels: {}, annotations: {} };
+    const ns = namespaceOf(o.namespace ?? "");
     const template =
       o.kind === "Job"
         ? at(r.inputs, "spec", "template")
@@ -63,9 +80,8 @@ export function jobsFinish(resources: readonly ResourceView[]): Violation[] {
     const pod: AdmittedPod = {
       labels: stringsOf((at(template, "metadata", "labels") ?? {}) as Obj),
       annotations: stringsOf((at(template, "metadata", "annotations") ?? {}) as Obj),
-      // The API server labels every namespace with its name, as the cluster tier's pods see it (objectSet.ts).
-      namespaceLabels: { [namespaceNameLabel]: o.namespace ?? "", ...stringsOf(ns.labels) },
-      namespaceAnnotations: stringsOf(ns.annotations),
+      namespaceLabels: ns.labels,
+      namespaceAnnotations: ns.annotations,
       workload: o.name ?? "",
       workloadKind: o.kind,
     };
@@ -194,14 +210,8 @@ export function networkPolicyAdmitsMeshGrants(resources: readonly ResourceView[]
     (r) => object(r).kind === "NetworkPolicy" && r.type.startsWith("kubernetes:"),
   );
   if (policies.length === 0) return [];
-  const namespaces = new Map(
-    resources.filter((r) => object(r).kind === "Namespace").map((r) => [object(r).name, object(r).labels]),
-  );
-  // The API server labels every namespace with its name (NamespaceDefaultLabelName, Kubernetes 1.22+).
-  const namespaceLabels = (namespace: string): Obj => ({
-    ...(namespaces.get(namespace) ?? {}),
-    [namespaceNameLabel]: namespace,
-  });
+  const namespaceOf = namespacesIn(resources);
+  const namespaceLabels = (namespace: string): Obj => namespaceOf(namespace).labels;
   const isolating = (r: ResourceView) => {
     const types = at(r.inputs, "spec", "policyTypes") as unknown[] | undefined;
     return types === undefined ? true : types.includes("Ingress");

@@ -28,6 +28,13 @@ export const crdFamilies = {
 
 export type CrdFamily = keyof typeof crdFamilies;
 
+/** The CRD family that serves an API group, if the platform knows one. */
+export function crdFamilyOf(group: string): CrdFamily | undefined {
+  return (Object.keys(crdFamilies) as CrdFamily[]).find((f) =>
+    (crdFamilies[f].groups as readonly string[]).includes(group),
+  );
+}
+
 /** A chart value as Helm's `if` reads it: a non-empty string is true ("false" too); unset falls back. */
 export type HelmFlag = (path: string, fallback: boolean) => boolean;
 
@@ -43,8 +50,8 @@ export function helmFlag(values: Readonly<Record<string, unknown>>): HelmFlag {
 
 /** One chart's CRD switches. */
 export interface ChartCrdSwitches {
-  /** The families a release installs with these values, its chart's crds/ skipped or not. */
-  claims(flag: HelmFlag, values: Readonly<Record<string, unknown>>, skipCrds: boolean): CrdFamily[];
+  /** The families a release installs with its values (read as Helm's `if` reads them), its chart's crds/ skipped or not. */
+  claims(flag: HelmFlag, skipCrds: boolean, values: Readonly<Record<string, unknown>>): CrdFamily[];
   /**
    * Values that make the chart install exactly the families `owned` says its release owns, and nothing
    * else. Absent where no value switches its CRDs.
@@ -82,8 +89,7 @@ export const chartCrdSwitches: Partial<Record<ChartName, ChartCrdSwitches>> = {
   },
   kubePrometheusStack: {
     // Its crds subchart keeps them in crds/ (charts/crds/crds/ at 88.5.3), which --skip-crds skips too.
-    claims: (flag, _values, skipCrds) =>
-      !skipCrds && flag("crds.enabled", true) ? ["prometheusOperator"] : [],
+    claims: (flag, skipCrds) => (!skipCrds && flag("crds.enabled", true) ? ["prometheusOperator"] : []),
     // Off unless the release itself owns them; the prometheus-operator-crds CRD chart (kube-prometheus-stack with
     // every template off) does wherever the platform does.
     values: (owned) => ({ crds: { enabled: owned("prometheusOperator") } }),
@@ -91,13 +97,13 @@ export const chartCrdSwitches: Partial<Record<ChartName, ChartCrdSwitches>> = {
   istioBase: {
     // templates/crds.yaml at 1.30.3 renders files/crd-all.gen.yaml whatever base.enableCRDTemplates says
     // (templated, or verbatim when off); only a namespace-scoped install leaves cluster objects out.
-    claims: (_flag, values) => {
+    claims: (_flag, _skipCrds, values) => {
       const scope = (values.global as Record<string, unknown> | undefined)?.resourceScope ?? "all";
       return scope === "all" || scope === "cluster" ? ["istio"] : [];
     },
   },
   traefik: {
     // Its crds/ directory: Traefik's own CRDs only from chart 40.2.0 on (no Gateway API).
-    claims: (_flag, _values, skipCrds) => (skipCrds ? [] : ["traefik"]),
+    claims: (_flag, skipCrds) => (skipCrds ? [] : ["traefik"]),
   },
 };

@@ -1,5 +1,5 @@
 import type { KubeObject } from "../../cluster";
-import { crdFamilies, crdValues, type CrdFamily } from "../../crds";
+import { crdFamilies, crdFamilyOf, crdValues, type CrdFamily } from "../../crds";
 import { charts, type ChartName } from "../../versions";
 import type { Check, CheckResult } from "../context";
 import { gkeCrdMarks, gkeGatewayController, helmMarks, pulumiMarks } from "../../versions/doctorFacts";
@@ -66,12 +66,7 @@ export function crdOwnerMarks(crd: KubeObject): CrdOwnerMark[] {
   return marks;
 }
 
-const familyOf = (crd: KubeObject): CrdFamily | undefined => {
-  const group = str(at(crd, "spec", "group"));
-  return (Object.keys(crdFamilies) as CrdFamily[]).find((f) =>
-    (crdFamilies[f].groups as readonly string[]).includes(group ?? ""),
-  );
-};
+const familyOf = (crd: KubeObject): CrdFamily | undefined => crdFamilyOf(str(at(crd, "spec", "group")) ?? "");
 
 const crdRef = (crd: KubeObject) => `CustomResourceDefinition ${crd.metadata.name}`;
 const kindOf = (crd: KubeObject) => str(at(crd, "spec", "names", "kind")) ?? crd.metadata.name;
