@@ -20,6 +20,8 @@ export {
   type PlannedMesh,
   type PlannedRelease,
   type ResolvePlanOptions,
+  type TeamPlan,
+  type TeamServiceAccount,
 } from "./plan";
 export {
   ConfigError,
@@ -28,12 +30,15 @@ export {
   type ConfigProblem,
   type EnvironmentInput,
   type PlatformConfig,
+  // `TeamConfig` is one team of `platform:teams`; `Team` is the component that deploys one.
+  type Team as TeamConfig,
+  type TeamQuota,
   type Tier,
   type WorkloadSizing,
 } from "./config";
 
 // Building blocks, each usable on its own with a provider of your own.
-export { App, Ingress, type AppArgs, type IngressArgs } from "./platform";
+export { App, Ingress, Team, type AppArgs, type IngressArgs, type TeamArgs } from "./platform";
 export {
   ExistingCluster,
   GkeCluster,
@@ -78,7 +83,7 @@ export {
 } from "./meshes";
 // What a plan's fields are written with: its CRD owners, and its mesh's Pod Security level.
 export type { CrdFamily, CrdOwner, CrdOwners } from "./crds";
-export type { PodSecurityLevel } from "./manifests";
+export type { NamespaceQuota, PodSecurityLevel, TeamRole } from "./manifests";
 // What the building blocks' Args are written with: exposures, mesh routes and access grants.
 export { type AccessGrant, type Caller, type Exposure, type MeshRouteSpec } from "./manifests";
 // A building block used on its own takes its chart context from `standaloneCharts` (which CRD families its

@@ -22,6 +22,7 @@ test("the package exports a curated list of values", () => {
     "Linkerd",
     "Platform",
     "Prometheus",
+    "Team",
     "Traefik",
     "loadPlan",
     "meshNamespaceMetadata",
@@ -98,6 +99,7 @@ describe("every exported Args field is documented", () => {
       "LinkerdArgs",
       "PlatformArgs",
       "PrometheusArgs",
+      "TeamArgs",
     ]);
   });
 

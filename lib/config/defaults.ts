@@ -209,9 +209,29 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
         ]),
       ),
     },
+    teams: (input.teams ?? []).map((t) => ({
+      name: t.name,
+      namespaces: t.namespaces ?? [t.name],
+      access: { view: t.access?.view ?? [], edit: t.access?.edit ?? [], admin: t.access?.admin ?? [] },
+      quota: {
+        requests: {
+          cpu: t.quota?.requests?.cpu ?? d.teamQuota.requests.cpu,
+          memory: t.quota?.requests?.memory ?? d.teamQuota.requests.memory,
+        },
+        limits: { memory: t.quota?.limits?.memory ?? d.teamQuota.limits.memory },
+        pods: t.quota?.pods ?? d.teamQuota.pods,
+      },
+      allowFrom: t.allowFrom ?? [],
+      ...(t.workloadIdentity ? { workloadIdentity: { roles: t.workloadIdentity.roles ?? [] } } : {}),
+    })),
     apps: (input.apps ?? []).map((a) => ({
       ...a,
-      namespace: a.namespace ?? a.name,
+      // A team's app lands in the team's first namespace; an unknown team is the rules' to refuse.
+      namespace:
+        a.namespace ??
+        (a.team !== undefined
+          ? ((input.teams ?? []).find((t) => t.name === a.team)?.namespaces?.[0] ?? a.team)
+          : a.name),
       replicas: a.replicas ?? d.replicas,
       expose: a.expose
         ? {

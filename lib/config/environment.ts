@@ -12,6 +12,7 @@ import { meshSchema } from "./sections/mesh";
 import { monitoringSchema } from "./sections/monitoring";
 import { networkSchema } from "./sections/network";
 import { overridesSchema } from "./sections/overrides";
+import { teamsSchema } from "./sections/teams";
 import { sizingSchema } from "./sizing";
 
 /**
@@ -35,6 +36,8 @@ export const environmentInputSchema = z.strictObject({
   monitoring: monitoringSchema.optional(),
   crds: crdsSchema.optional(),
   chartSource: chartSourceSchema.optional(),
+  /** Teams: namespaces, access, quota and who may call them (docs/teams.md). */
+  teams: teamsSchema.optional(),
   apps: z.array(appSchema).optional(),
   /** Replicas, requests and limits of what the platform installs (docs/configuration.md, "Sizing"). */
   sizing: sizingSchema.optional(),

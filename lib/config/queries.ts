@@ -1,5 +1,5 @@
 /** What the platform asks of a resolved config: node pool names, guarded apps, isolated namespaces, probe paths. */
-import type { App, NodePool, PlatformConfig } from "./resolved";
+import type { App, NodePool, PlatformConfig, Team } from "./resolved";
 
 /**
  * The GKE name of a node pool: its config name, and `-spot` for spot pools. Spot is the one pool setting
@@ -23,27 +23,46 @@ export function isGuarded(
   return app.mesh.authorization !== undefined || config.mesh.denyByDefault.includes(app.namespace);
 }
 
+/** A config as the isolation queries read it: its teams, where it has any. */
+type IsolationConfig = Pick<PlatformConfig, "isolation" | "apps"> & Partial<Pick<PlatformConfig, "teams">>;
+
 /**
- * The app namespaces isolated from the others (`platform:isolation`), sorted: every app namespace but
- * the exceptions when isolation is on, none when it is off.
+ * The namespaces isolated from the others, sorted: every app namespace but the exceptions when
+ * isolation is on (`platform:isolation`), none when it is off; and every team's namespace, always.
  */
-export function isolatedNamespaces(config: Pick<PlatformConfig, "isolation" | "apps">): string[] {
-  if (!config.isolation.enabled) return [];
-  return [...new Set(config.apps.map((a) => a.namespace))]
-    .filter((ns) => !config.isolation.except.includes(ns))
-    .sort();
+export function isolatedNamespaces(config: IsolationConfig): string[] {
+  const teams = (config.teams ?? []).flatMap((t) => t.namespaces);
+  const apps = config.isolation.enabled
+    ? config.apps.map((a) => a.namespace).filter((ns) => !config.isolation.except.includes(ns))
+    : [];
+  return [...new Set([...apps, ...teams])].sort();
 }
 
 /** Whether `namespace` is one of `isolatedNamespaces(config)`, without building the list (asked once per app). */
-export function isIsolatedNamespace(
-  config: Pick<PlatformConfig, "isolation" | "apps">,
-  namespace: string,
-): boolean {
+export function isIsolatedNamespace(config: IsolationConfig, namespace: string): boolean {
   return (
-    config.isolation.enabled &&
-    !config.isolation.except.includes(namespace) &&
-    config.apps.some((a) => a.namespace === namespace)
+    teamOfNamespace(config, namespace) !== undefined ||
+    (config.isolation.enabled &&
+      !config.isolation.except.includes(namespace) &&
+      config.apps.some((a) => a.namespace === namespace))
   );
+}
+
+/** The team whose namespaces include `namespace`, if one does. */
+export function teamOfNamespace(
+  config: Partial<Pick<PlatformConfig, "teams">>,
+  namespace: string,
+): Team | undefined {
+  return (config.teams ?? []).find((t) => t.namespaces.includes(namespace));
+}
+
+/**
+ * The namespaces whose workloads may call a team's: its own, and those of the teams its `allowFrom`
+ * names, sorted.
+ */
+export function teamCallerNamespaces(config: Pick<PlatformConfig, "teams">, team: Team): string[] {
+  const allowed = config.teams.filter((t) => team.allowFrom.includes(t.name)).flatMap((t) => t.namespaces);
+  return [...new Set([...team.namespaces, ...allowed])].sort();
 }
 
 /** The path of an app's readiness, startup and liveness probes, which load balancers health-check too. */

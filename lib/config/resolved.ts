@@ -54,13 +54,40 @@ export interface AppMeshPolicy {
 }
 
 export type App = Required<
-  Omit<z.infer<typeof appSchema>, "expose" | "metrics" | "mesh" | "livenessPath">
+  Omit<z.infer<typeof appSchema>, "expose" | "metrics" | "mesh" | "livenessPath" | "team">
 > & {
   readonly livenessPath?: string;
+  /** The team the app belongs to, when it has one. */
+  readonly team?: string;
   readonly expose?: AppExposure;
   readonly metrics?: { readonly path: string };
   readonly mesh: AppMeshPolicy;
 };
+
+/** A team's ResourceQuota, per namespace. */
+export interface TeamQuota {
+  readonly requests: { readonly cpu: string; readonly memory: string };
+  readonly limits: { readonly memory: string };
+  readonly pods: number;
+}
+
+/** A team, its defaults applied (docs/teams.md). */
+export interface Team {
+  readonly name: string;
+  /** Its namespaces, the first where its apps land by default. */
+  readonly namespaces: readonly string[];
+  /** Google groups (emails) or users (`user:<email>`) bound to the aggregated roles view, edit and admin. */
+  readonly access: {
+    readonly view: readonly string[];
+    readonly edit: readonly string[];
+    readonly admin: readonly string[];
+  };
+  readonly quota: TeamQuota;
+  /** The team's Google service account and its project roles, where it has one. */
+  readonly workloadIdentity?: { readonly roles: readonly string[] };
+  /** Teams whose namespaces may call this team's. */
+  readonly allowFrom: readonly string[];
+}
 
 type Cluster = Section<"cluster">;
 type Mesh = Section<"mesh">;
@@ -108,6 +135,8 @@ export interface PlatformConfig {
   readonly crds: Section<"crds">;
   /** Where the charts come from: absent mirror and folder means each chart's upstream repository. */
   readonly chartSource: Filled<Section<"chartSource">, "mirror" | "folder">;
+  /** Teams, in the config's order; their namespaces are always isolated (docs/teams.md). */
+  readonly teams: readonly Team[];
   readonly apps: readonly App[];
   /** Replicas, requests and limits of every workload the platform installs. */
   readonly sizing: Sizing;

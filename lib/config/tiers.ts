@@ -1,6 +1,6 @@
 /** What differs between the tiers (dev, staging, prod), each default with its reason. */
 import type { Filled, Section } from "./frozen";
-import type { Maintenance, NodePool } from "./resolved";
+import type { Maintenance, NodePool, TeamQuota } from "./resolved";
 import type { Tier, releaseChannels } from "./schema";
 
 /** What differs between tiers. Everything else is the same secure default everywhere. */
@@ -17,6 +17,8 @@ export interface TierDefaults {
   readonly replicas: number;
   /** Prometheus keeps its TSDB on a PersistentVolumeClaim per replica (sizing.prometheus.storage). */
   readonly persistentMonitoring: boolean;
+  /** Each team namespace's ResourceQuota, where the team sets none (teams[].quota). */
+  readonly teamQuota: TeamQuota;
 }
 
 export type BackupPlanSettings = Filled<NonNullable<Section<"cluster">["backups"]>>;
@@ -35,6 +37,15 @@ export const dailyBackups: BackupPlanSettings = {
 // (cloud.google.com/kubernetes-engine/docs/concepts/maintenance-windows-and-exclusions):
 // two 6h weekend windows give 48h in the worst 32 days (four of each weekday), exactly what it needs.
 const weekendWindow: Maintenance = { days: ["SA", "SU"], start: "02:00", hours: 6, exclusions: [] };
+
+// Two n2-standard-4 nodes' worth of requests: room for a team's replicated apps with their proxies and a
+// rollout's surge, while no one team can take the six nodes prod keeps through a zone loss. Limits at twice
+// the requests, the ratio of the platform's own app containers (128Mi requested, 256Mi limit).
+const prodTeamQuota: TeamQuota = {
+  requests: { cpu: "8", memory: "16Gi" },
+  limits: { memory: "32Gi" },
+  pods: 100,
+};
 
 export const tierDefaults: Record<Tier, TierDefaults> = {
   dev: {
@@ -66,6 +77,8 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
     replicas: 1,
     // An emptyDir: dev is torn down freely, and a StatefulSet's PersistentVolumeClaims outlive it (disks left behind).
     persistentMonitoring: false,
+    // Small: a few one-replica apps and their proxies, so one team's runaway Deployment cannot fill dev's small pool.
+    teamQuota: { requests: { cpu: "2", memory: "4Gi" }, limits: { memory: "8Gi" }, pods: 20 },
   },
   staging: {
     // Like prod, so regional failure modes show up before prod.
@@ -93,6 +106,8 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
     replicas: 2,
     // As prod, so the volume's life (zonal disks, resizing, backups with volume data) is rehearsed before prod.
     persistentMonitoring: true,
+    // As prod, so an app that outgrows its team's quota is refused here first.
+    teamQuota: prodTeamQuota,
   },
   prod: {
     // Regional control plane and nodes in three zones survive a zone outage.
@@ -121,5 +136,6 @@ export const tierDefaults: Record<Tier, TierDefaults> = {
     replicas: 2,
     // The certificate and identity alerts keep their history and pending state through a restart.
     persistentMonitoring: true,
+    teamQuota: prodTeamQuota,
   },
 };

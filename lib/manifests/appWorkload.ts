@@ -10,6 +10,8 @@ export interface AppWorkloadProps {
   /** Container port, also the readiness and liveness port. */
   readonly port: number;
   readonly replicas: number;
+  /** Annotations of the app's ServiceAccount (the Google service account it acts as). @default none */
+  readonly serviceAccountAnnotations?: Readonly<Record<string, string>>;
   /** Readiness and startup path, which the load balancers health-check too. @default / */
   readonly readinessPath?: string;
   /**
@@ -73,6 +75,17 @@ export function shutdownTiming(drainingTimeoutSeconds: number): {
  * startup probes, and a liveness probe only on a path that checks the process alone; a preStop delay and grace period that outlast the load balancer's connection
  * draining; surge-only rollouts; and, with more than one replica, a PodDisruptionBudget.
  */
+/**
+ * The app container's requests and memory limit, and the pods a rollout adds (`maxSurge`): what a
+ * team's quota must hold for each app, and what its LimitRange gives containers that ask for nothing.
+ */
+export const appPodShape = {
+  cpuRequestMillis: 100,
+  memoryRequestMi: 128,
+  memoryLimitMi: 256,
+  rolloutSurge: 1,
+} as const;
+
 export class AppWorkload extends Construct {
   readonly deployment: ApiObject;
 
@@ -91,7 +104,7 @@ export class AppWorkload extends Construct {
       podMetadata: { labels },
       // Rollouts add a pod before removing one: capacity never drops (cdk8s-plus-27 DeploymentStrategy).
       strategy: kplus.DeploymentStrategy.rollingUpdate({
-        maxSurge: kplus.PercentOrAbsolute.absolute(1),
+        maxSurge: kplus.PercentOrAbsolute.absolute(appPodShape.rolloutSurge),
         maxUnavailable: kplus.PercentOrAbsolute.absolute(0),
       }),
       terminationGracePeriod: Duration.seconds(timing.gracePeriodSeconds),
@@ -113,8 +126,11 @@ export class AppWorkload extends Construct {
           },
           // Requests let the scheduler and autoscaler place the pod; the memory limit stops a leak at the pod.
           resources: {
-            cpu: { request: kplus.Cpu.millis(100) },
-            memory: { request: Size.mebibytes(128), limit: Size.mebibytes(256) },
+            cpu: { request: kplus.Cpu.millis(appPodShape.cpuRequestMillis) },
+            memory: {
+              request: Size.mebibytes(appPodShape.memoryRequestMi),
+              limit: Size.mebibytes(appPodShape.memoryLimitMi),
+            },
           },
           readiness: kplus.Probe.fromHttpGet(path, {
             port: props.port,
@@ -154,7 +170,12 @@ export class AppWorkload extends Construct {
     new ApiObject(this, "service-account", {
       apiVersion: "v1",
       kind: "ServiceAccount",
-      metadata: { name: props.name, namespace: props.namespace, labels },
+      metadata: {
+        name: props.name,
+        namespace: props.namespace,
+        labels,
+        ...(props.serviceAccountAnnotations ? { annotations: { ...props.serviceAccountAnnotations } } : {}),
+      },
       automountServiceAccountToken: false,
     });
     const c = pod.spec.containers[0];

@@ -11,3 +11,4 @@ export * from "./paths";
 export * from "./certificateAlerts";
 export * from "./workloadMonitor";
 export * from "./networkPolicy";
+export * from "./teamNamespace";

@@ -1,4 +1,11 @@
-import { isGuarded, isIsolatedNamespace, type App, type PlatformConfig } from "../config";
+import {
+  isGuarded,
+  isIsolatedNamespace,
+  teamCallerNamespaces,
+  teamOfNamespace,
+  type App,
+  type PlatformConfig,
+} from "../config";
 import type { AccessGrant } from "../manifests";
 import type { MeshEnforcement } from "../meshes";
 
@@ -12,16 +19,16 @@ import type { MeshEnforcement } from "../meshes";
  */
 export type MeshClosure = "deny" | "isolated" | "open";
 
+/** A config as the closure queries read it: its teams, where it has any. */
+type ClosureConfig = Pick<PlatformConfig, "mesh" | "isolation" | "apps"> &
+  Partial<Pick<PlatformConfig, "teams">>;
+
 /** Whether the mesh enforces per-request authorization: Linkerd, Istio's sidecars; not ambient, not no mesh. */
 export function meshEnforcesPolicy(mesh: MeshEnforcement): boolean {
   return mesh.policy !== undefined && mesh.policy.unsupported === undefined;
 }
 
-export function meshClosure(
-  config: Pick<PlatformConfig, "mesh" | "isolation" | "apps">,
-  mesh: MeshEnforcement,
-  namespace: string,
-): MeshClosure {
+export function meshClosure(config: ClosureConfig, mesh: MeshEnforcement, namespace: string): MeshClosure {
   if (config.mesh.denyByDefault.includes(namespace)) return "deny";
   if (meshEnforcesPolicy(mesh) && isIsolatedNamespace(config, namespace)) return "isolated";
   return "open";
@@ -29,7 +36,7 @@ export function meshClosure(
 
 /** Whether calls to an app need authorization: it has rules, or its namespace is closed in the mesh. */
 export function isGuardedIn(
-  config: Pick<PlatformConfig, "mesh" | "isolation" | "apps">,
+  config: ClosureConfig,
   mesh: MeshEnforcement,
   app: Pick<App, "mesh" | "namespace">,
 ): boolean {
@@ -38,13 +45,16 @@ export function isGuardedIn(
 
 /**
  * The grant an isolated namespace gives an app without rules: every workload of its own namespace, by
- * mesh identity. An app with rules takes only what they allow, as everywhere.
+ * mesh identity; in a team's namespace, every workload of the team's namespaces and of the teams its
+ * `allowFrom` names. An app with rules takes only what they allow, as everywhere.
  */
 export function sameNamespaceGrants(
-  config: Pick<PlatformConfig, "mesh" | "isolation" | "apps">,
+  config: ClosureConfig,
   mesh: MeshEnforcement,
   app: Pick<App, "mesh" | "namespace">,
 ): AccessGrant[] {
   if (app.mesh.authorization || meshClosure(config, mesh, app.namespace) !== "isolated") return [];
-  return [{ callers: [{ kind: "namespace", namespace: app.namespace }] }];
+  const team = teamOfNamespace(config, app.namespace);
+  const namespaces = team ? teamCallerNamespaces({ teams: config.teams ?? [] }, team) : [app.namespace];
+  return [{ callers: namespaces.map((namespace) => ({ kind: "namespace", namespace })) }];
 }

@@ -15,7 +15,11 @@ import {
   type ExposurePath,
   type PlatformConfig,
   type SizingComponent,
+  type Team,
   isRegionalGatewayClass,
+  teamAccountId,
+  teamCallerNamespaces,
+  teamOfNamespace,
 } from "../config";
 import { crdOwnership, needsCertManager, type CrdOwners } from "../crds";
 import type { ChartContext, ChartFrom, MonitoringRef } from "../deploy";
@@ -50,6 +54,7 @@ import {
 } from "../versions";
 import { isGuardedIn, meshClosure, sameNamespaceGrants } from "./isolation";
 import { meshTrafficRules } from "./meshTrafficRules";
+import { teamPlanRules } from "./teams";
 import { chartSourceProblems } from "./chartSources";
 import { gatewayApiWarnings } from "./gatewayApiVersions";
 import { chartContext } from "./overrides";
@@ -85,7 +90,7 @@ export interface PlannedMesh {
   readonly dashboardUrl?: string;
 }
 
-/** An app namespace: the mesh's enrolment, deny by default, the shared Gateway's access label. */
+/** An app or team namespace: the mesh's enrolment, deny by default, the shared Gateway's access label. */
 export interface NamespacePlan {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;
@@ -113,6 +118,35 @@ export interface AppPlan {
   readonly grants: readonly AccessGrant[];
   /** Its Service's mesh routes, every backend's port resolved. */
   readonly routes: readonly MeshRouteSpec[];
+  /** The Google service account its ServiceAccount acts as: its team's, where the team has one. */
+  readonly googleServiceAccount?: string;
+}
+
+/** One team, every fact about it derived once (docs/teams.md). */
+export interface TeamPlan {
+  /** The team as configured, its defaults applied. */
+  readonly team: Team;
+  /**
+   * The namespaces whose workloads may call the team's: its own, and those of the teams its `allowFrom`
+   * names. The mesh's grants and the NetworkPolicy of each of its namespaces let them in.
+   */
+  readonly callerNamespaces: readonly string[];
+  /** Its apps' names, by namespace (each of its namespaces, empty where none runs). */
+  readonly apps: Readonly<Record<string, readonly string[]>>;
+  /** Its Google service account, where it has one (`teams[].workloadIdentity`). */
+  readonly googleServiceAccount?: TeamServiceAccount;
+}
+
+/** A team's Google service account, which its apps' Kubernetes service accounts act as through Workload Identity. */
+export interface TeamServiceAccount {
+  /** The account id, `team-<name>`. */
+  readonly accountId: string;
+  /** Its email, which each of the team's apps' ServiceAccounts names in `iam.gke.io/gcp-service-account`. */
+  readonly email: string;
+  /** Project roles it holds. */
+  readonly roles: readonly string[];
+  /** The Workload Identity members that may act as it: each app's ServiceAccount, `serviceAccount:<project>.svc.id.goog[<namespace>/<app>]`. */
+  readonly members: readonly string[];
 }
 
 /**
@@ -140,8 +174,10 @@ export interface Plan {
   readonly grafanaDashboards?: Readonly<Record<string, GrafanaDashboard>>;
   /** The Gateway API bundle file the platform applies itself, when it owns the Gateway API. */
   readonly gatewayApiBundleFile?: string;
-  /** App namespaces, sorted by name. */
+  /** App and team namespaces, sorted by name. */
   readonly namespaces: readonly NamespacePlan[];
+  /** Every team, in the config's order. */
+  readonly teams: readonly TeamPlan[];
   /** Every app of the environment, in the config's order, with what the plan derived for it. */
   readonly apps: readonly AppPlan[];
   /** Ports GKE's control plane must reach on nodes for admission webhooks. */
@@ -198,6 +234,7 @@ export function planFor(config: PlatformConfig, input?: EnvironmentInput, source
     ...mesh.configProblems(input, config),
     ...meshDashboardProblems(config, mesh),
     ...meshTrafficRules(config, mesh),
+    ...teamPlanRules(config),
   ];
   const ownership = crdOwnership(config, mesh);
   problems.push(...ownership.problems);
@@ -226,6 +263,14 @@ export function planFor(config: PlatformConfig, input?: EnvironmentInput, source
     gatewayApiBundleFile:
       ownership.owners.gatewayApi?.kind === "platform" ? config.crds.gatewayApiBundleFile : undefined,
     namespaces: namespacesOf(config, mesh),
+    teams: config.teams.map((team) => ({
+      team,
+      callerNamespaces: teamCallerNamespaces(config, team),
+      apps: Object.fromEntries(
+        team.namespaces.map((ns) => [ns, config.apps.filter((a) => a.namespace === ns).map((a) => a.name)]),
+      ),
+      googleServiceAccount: teamServiceAccount(config, team),
+    })),
     apps: config.apps.map((app) => appPlan(config, mesh, app)),
     webhookPorts: [
       ...new Set([
@@ -373,7 +418,9 @@ function monitoringOf(config: PlatformConfig): Plan["monitoring"] {
 }
 
 function namespacesOf(config: PlatformConfig, mesh: MeshPodContract & MeshEnforcement): NamespacePlan[] {
-  const names = [...new Set(config.apps.map((a) => a.namespace))].sort();
+  const names = [
+    ...new Set([...config.apps.map((a) => a.namespace), ...config.teams.flatMap((t) => t.namespaces)]),
+  ].sort();
   return names.map((name) => {
     const onGateway = config.apps.some((a) => a.namespace === name && a.expose?.via.includes("gke-gateway"));
     const enrolment: PodMetadata = mesh.namespaceEnrolment;
@@ -387,9 +434,26 @@ function namespacesOf(config: PlatformConfig, mesh: MeshPodContract & MeshEnforc
   });
 }
 
+/** A team's Google service account, bound to every app of its namespaces. */
+function teamServiceAccount(config: PlatformConfig, team: Team): TeamServiceAccount | undefined {
+  if (!team.workloadIdentity) return undefined;
+  const accountId = teamAccountId(team.name);
+  return {
+    accountId,
+    email: `${accountId}@${config.gcp.project}.iam.gserviceaccount.com`,
+    roles: team.workloadIdentity.roles,
+    members: config.apps
+      .filter((a) => team.namespaces.includes(a.namespace))
+      .map((a) => `serviceAccount:${config.gcp.project}.svc.id.goog[${a.namespace}/${a.name}]`),
+  };
+}
+
 function appPlan(config: PlatformConfig, mesh: MeshPodContract & MeshEnforcement, app: App): AppPlan {
   const guarded = isGuardedIn(config, mesh, app);
+  const team = teamOfNamespace(config, app.namespace);
+  const account = team && teamServiceAccount(config, team);
   return {
+    ...(account ? { googleServiceAccount: account.email } : {}),
     app,
     probePath: probePathOf(app),
     livenessPath: app.livenessPath,

@@ -53,6 +53,11 @@ export interface AppArgs {
    * would refuse them, plain traffic from these sources only is let in. @default Google's front-end and health-check ranges
    */
   readonly loadBalancerSources?: readonly string[];
+  /**
+   * A Google service account (its email) the app's ServiceAccount acts as through Workload Identity;
+   * the account must let it (roles/iam.workloadIdentityUser, as a `Team` does). @default none
+   */
+  readonly googleServiceAccount?: string;
   /** Seconds the load balancers drain a terminating pod: the pod's preStop and grace period cover it. @default 30 */
   readonly drainingTimeoutSeconds?: number;
   /**
@@ -132,6 +137,10 @@ export class App extends pulumi.ComponentResource {
       image: args.image,
       port: args.port,
       replicas: args.replicas ?? 2,
+      // GKE's metadata server hands the pod that account's tokens (cloud.google.com/kubernetes-engine/docs/how-to/workload-identity).
+      serviceAccountAnnotations: args.googleServiceAccount
+        ? { "iam.gke.io/gcp-service-account": args.googleServiceAccount }
+        : undefined,
       readinessPath: args.probePath ?? "/",
       livenessPath: args.livenessPath,
       topologySpread:

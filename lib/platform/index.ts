@@ -1,3 +1,4 @@
 export * from "./platform";
 export * from "./app";
 export * from "./ingress";
+export * from "./team";

@@ -1,5 +1,5 @@
 import { monitoringNamespace, prometheusPodLabels } from "../addons";
-import { isolatedNamespaces, type ExposurePath } from "../config";
+import { isolatedNamespaces, teamCallerNamespaces, teamOfNamespace, type ExposurePath } from "../config";
 import { faultInjectorPort, type NetworkPeer, type NetworkPort, type NetworkSource } from "../manifests";
 import {
   unmeshedNetwork,
@@ -84,7 +84,8 @@ function callerNamespaces(a: AppPlan): string[] {
  *   them in (kubernetes.io/docs/concepts/services-networking/network-policies: "traffic to and from the
  *   node where a Pod is running is always allowed"), which Dataplane V2 and Calico both honour;
  * - the other namespaces an app's authorization rules name, on that app's port, where meshed calls
- *   arrive, and its fault injector's port where its routes inject faults.
+ *   arrive, and its fault injector's port where its routes inject faults; in a team's namespace, for
+ *   its apps without rules, the team's other namespaces and those of the teams its `allowFrom` names.
  * Where the mesh's authorization applies too, each of these is also a grant of the app's (`AppPlan.grants`),
  * so neither layer lets in what the other refuses (docs/mesh-policy.md, "Namespace isolation").
  */
@@ -124,14 +125,22 @@ export function namespaceNetworkPolicies(
     ];
     if (scraper && scraped.length > 0) peers.push({ from: scraper, ports: scraped });
     peers.push(...net.controlPlane);
-    if (net.probeSources.length > 0)
+    // Without apps, no port: an empty list would let every port in.
+    if (net.probeSources.length > 0 && apps.length > 0)
       peers.push({
         from: { kind: "addresses", cidrs: net.probeSources },
         ports: apps.map((a) => a.app.port),
       });
     const callers = new Map<string, NetworkPort[]>();
+    const team = teamOfNamespace(plan.config, namespace);
+    // A team's other namespaces and its allowFrom teams', to its apps without rules, as their grants say.
+    const teamCallers = (a: AppPlan): string[] =>
+      team && !a.app.mesh.authorization
+        ? teamCallerNamespaces(plan.config, team).filter((ns) => ns !== namespace)
+        : [];
     for (const a of apps) {
-      for (const ns of callerNamespaces(a)) callers.set(ns, [...(callers.get(ns) ?? []), ...called(a)]);
+      for (const ns of [...new Set([...callerNamespaces(a), ...teamCallers(a)])])
+        callers.set(ns, [...(callers.get(ns) ?? []), ...called(a)]);
     }
     for (const [ns, ports] of [...callers].sort(([x], [y]) => x.localeCompare(y)))
       peers.push({ from: { kind: "pods", namespace: ns }, ports });

@@ -19,6 +19,7 @@ import { meshOfPlan, resolvePlan, type Plan } from "../plan";
 import { App } from "./app";
 import { Ingress, edgeArgs } from "./ingress";
 import { deployNamespacePolicy } from "./meshPolicy";
+import { Team } from "./team";
 
 /** The environment: a plan, or a config written in code, which the Platform resolves as `resolvePlan` does. */
 export type PlatformArgs =
@@ -41,7 +42,7 @@ export type PlatformArgs =
  * 2. CRD owners: cert-manager, the mesh's CRD chart, kube-prometheus-stack, or the Gateway API bundle;
  * 3. controllers: cert-manager, trust-manager, the mesh's control plane, the ingress controller;
  * 4. custom resources: identity, issuers, monitors, routes and policies;
- * 5. workloads: app namespaces, enrolled in the mesh, and the apps.
+ * 5. workloads: app and team namespaces, enrolled in the mesh, each team's quota and access, and the apps.
  * Every decision is the plan's (lib/plan); the Platform only wires components together.
  */
 export class Platform extends pulumi.ComponentResource {
@@ -66,6 +67,8 @@ export class Platform extends pulumi.ComponentResource {
   readonly edge?: Edge;
   readonly ingress: Ingress;
   readonly apps: readonly App[];
+  /** One per configured team (`platform:teams`). */
+  readonly teams: readonly Team[];
 
   constructor(name: string, args: PlatformArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:platform:Platform", name, {}, opts);
@@ -237,6 +240,27 @@ export class Platform extends pulumi.ComponentResource {
         ]),
       );
     }
+    // Each team's quota, limits and access in its namespaces, made above with the app namespaces.
+    this.teams = plan.teams.map(
+      (t) =>
+        new Team(
+          `${name}-team-${t.team.name}`,
+          {
+            name: t.team.name,
+            namespaces: t.team.namespaces,
+            existingNamespaces: namespaces,
+            access: t.team.access,
+            quota: t.team.quota,
+            workloadIdentity: t.googleServiceAccount && {
+              project: config.gcp.project,
+              ...t.googleServiceAccount,
+            },
+            provider,
+            resourcePrefix: name,
+          },
+          child,
+        ),
+    );
     this.ingress = new Ingress(
       `${name}-ingress`,
       {
@@ -268,6 +292,7 @@ export class Platform extends pulumi.ComponentResource {
             metricsPath: a.app.metrics?.path,
             exposure: a.exposure,
             loadBalancerSources: a.loadBalancerSources,
+            googleServiceAccount: a.googleServiceAccount,
             drainingTimeoutSeconds: config.ingress.drainingTimeoutSeconds,
             mesh: config.mesh,
             routes: a.routes,

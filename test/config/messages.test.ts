@@ -37,7 +37,7 @@ describe("config the platform would not read is an error, not ignored", () => {
       [
         "Invalid environment config:",
         '  platfrom:monitoring: is in namespace "platfrom", which nothing reads (did you mean "platform"?)',
-        "    allowed: platform:<key>, with a key of tier, network, cluster, mesh, isolation, ingress, monitoring, crds, chartSource, apps, sizing, overrides",
+        "    allowed: platform:<key>, with a key of tier, network, cluster, mesh, isolation, ingress, monitoring, crds, chartSource, teams, apps, sizing, overrides",
         "    fix: rename it to platform:monitoring",
       ].join("\n"),
     );

@@ -199,7 +199,7 @@ describe("what the render refuses, with the whole message and exit 1", () => {
         "rendering scratch/typo: loading the program",
         "Invalid environment config in Pulumi.typo.yaml (2 problems):",
         '  platfrom:monitoring: is in namespace "platfrom", which nothing reads (did you mean "platform"?)',
-        "    allowed: platform:<key>, with a key of tier, network, cluster, mesh, isolation, ingress, monitoring, crds, chartSource, apps, sizing, overrides",
+        "    allowed: platform:<key>, with a key of tier, network, cluster, mesh, isolation, ingress, monitoring, crds, chartSource, teams, apps, sizing, overrides",
         "    fix: rename it to platform:monitoring",
         '  scratch:mesh: is in the program\'s own namespace "scratch", where the platform does not look; mesh is a platform key',
         "    allowed: platform:mesh",

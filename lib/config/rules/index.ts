@@ -12,6 +12,7 @@ import { ingressRules } from "./ingress";
 import { loadBalancerRules } from "./loadBalancers";
 import { networkRules } from "./network";
 import { sizingRules } from "./sizing";
+import { teamRules } from "./teams";
 
 /**
  * Cross-field rules that hold whatever the mesh: combinations each field allows alone but the platform
@@ -35,9 +36,9 @@ export function checkRules(input: EnvironmentInput, config: PlatformConfig): Con
 
 /**
  * The rules that hold on the resolved config alone, whoever built it: overlapping networks, two apps
- * with one name, two apps on one host and path. A config built in code (`new Platform({ config })`)
+ * with one name, two apps on one host and path, teams and their apps. A config built in code (`new Platform({ config })`)
  * is checked against them too; the others judge keys as the user wrote them.
  */
 export function configRules(config: PlatformConfig): ConfigProblem[] {
-  return [...networkRules(config), ...appRules(config), ...exposureCollisions(config)];
+  return [...networkRules(config), ...appRules(config), ...exposureCollisions(config), ...teamRules(config)];
 }

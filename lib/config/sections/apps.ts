@@ -7,8 +7,10 @@ import { resourceName } from "./fields";
 
 export const appSchema = z.strictObject({
   name: resourceName,
-  /** @default the app's name */
+  /** @default the team's first namespace with `team`, else the app's name */
   namespace: resourceName.optional(),
+  /** The team the app belongs to: it runs in one of the team's namespaces (docs/teams.md). @default none */
+  team: resourceName.optional(),
   image: checkedString(imageReferenceProblem),
   port: z.int().min(1).max(65535),
   /** @default 1 in dev, 2 elsewhere */

@@ -1,0 +1,136 @@
+/** The rules of platform:teams that know the platform and its mesh: namespaces of the team's own, a quota that holds its apps. */
+import {
+  meshDefaults,
+  quantityValue,
+  showValue,
+  teamNamespacePath,
+  type ConfigProblem,
+  type PlatformConfig,
+  type Team,
+} from "../config";
+import { appPodShape } from "../manifests";
+import { istioNamespace, linkerdCniNamespace, linkerdNamespace, linkerdVizNamespace } from "../meshes";
+import { ingressControllerIdentities, managedPrometheusCollectors } from "../versions";
+
+const cfg = (path: string): string => `platform:${path}`;
+
+/**
+ * Namespaces the platform, Kubernetes or GKE own, whatever the mesh, ingress and monitoring (so a team's
+ * namespace stays valid when they change): the platform's cert-manager, monitoring and shared Gateway,
+ * each mesh's, each in-cluster ingress controller's, Managed Prometheus'. Names starting with `kube-`
+ * are Kubernetes' (kubernetes.io/docs/concepts/overview/working-with-objects/namespaces), `gke-` GKE's.
+ */
+export const platformNamespaces: readonly string[] = [
+  "default",
+  "cert-manager",
+  "monitoring",
+  "gateway",
+  linkerdNamespace,
+  linkerdVizNamespace,
+  linkerdCniNamespace,
+  istioNamespace,
+  ...Object.values(ingressControllerIdentities).map((c) => c.namespace),
+  managedPrometheusCollectors.namespace,
+  // Managed Prometheus' own rules and frontends (cloud.google.com/stackdriver/docs/managed-prometheus).
+  "gmp-public",
+];
+
+/** Whether a namespace is the platform's, Kubernetes' or GKE's (`platformNamespaces`). */
+export function isPlatformNamespace(namespace: string): boolean {
+  return (
+    platformNamespaces.includes(namespace) || namespace.startsWith("kube-") || namespace.startsWith("gke-")
+  );
+}
+
+/** What a namespace's pods request and are limited to in all, in base units (cores, bytes), and how many there are. */
+export interface NamespaceNeed {
+  readonly cpu: number;
+  readonly memory: number;
+  readonly memoryLimit: number;
+  readonly pods: number;
+}
+
+/**
+ * What a team namespace's apps need at most: each app's replicas plus the pod a rollout adds, each pod
+ * the app container's requests and limit plus the mesh's proxy's where a proxy runs in every pod (a
+ * sidecar mesh; not Istio ambient, not without a mesh).
+ */
+export function namespaceNeed(
+  config: Pick<PlatformConfig, "apps" | "mesh" | "sizing">,
+  namespace: string,
+): NamespaceNeed {
+  const proxy =
+    meshDefaults[config.mesh.kind].redirectsTraffic && config.mesh.dataplane === "sidecar"
+      ? config.sizing.proxy
+      : undefined;
+  const mi = 1024 ** 2;
+  const perPod = {
+    cpu: appPodShape.cpuRequestMillis / 1000 + (proxy ? quantityValue(proxy.cpu) : 0),
+    memory: appPodShape.memoryRequestMi * mi + (proxy ? quantityValue(proxy.memory) : 0),
+    memoryLimit: appPodShape.memoryLimitMi * mi + (proxy ? quantityValue(proxy.memoryLimit) : 0),
+  };
+  const pods = config.apps
+    .filter((a) => a.namespace === namespace)
+    .reduce((n, a) => n + a.replicas + appPodShape.rolloutSurge, 0);
+  return {
+    cpu: pods * perPod.cpu,
+    memory: pods * perPod.memory,
+    memoryLimit: pods * perPod.memoryLimit,
+    pods,
+  };
+}
+
+/** A quantity for messages: cores as millicores, bytes as Mi. */
+function showCpu(cores: number): string {
+  return `${Math.ceil(cores * 1000)}m`;
+}
+function showMemory(bytes: number): string {
+  return `${Math.ceil(bytes / 1024 ** 2)}Mi`;
+}
+
+/** Teams whose namespaces are the platform's, and teams whose quota cannot hold their apps. */
+export function teamPlanRules(config: PlatformConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  config.teams.forEach((team, i) => {
+    team.namespaces.forEach((ns, j) => {
+      const at = teamNamespacePath(team, i, j);
+      if (isPlatformNamespace(ns)) {
+        problems.push({
+          path: at,
+          problem: `${showValue(ns)} is a namespace the platform, Kubernetes or GKE owns`,
+          allowed: `a namespace of the team's own: none of ${platformNamespaces.join(", ")}, none starting with kube- or gke-`,
+          fix: `name another namespace, such as "${team.name}-apps"`,
+        });
+      }
+    });
+    problems.push(...quotaRules(config, team, i));
+  });
+  return problems;
+}
+
+/** Each of the team's namespaces must hold its apps: their replicas, a rollout's extra pod, the mesh's proxies. */
+function quotaRules(config: PlatformConfig, team: Team, i: number): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const quota = team.quota;
+  for (const ns of team.namespaces) {
+    const need = namespaceNeed(config, ns);
+    if (need.pods === 0) continue;
+    const short: [string, string | number, string][] = [];
+    if (quantityValue(quota.requests.cpu) < need.cpu)
+      short.push(["requests.cpu", quota.requests.cpu, showCpu(need.cpu)]);
+    if (quantityValue(quota.requests.memory) < need.memory)
+      short.push(["requests.memory", quota.requests.memory, showMemory(need.memory)]);
+    if (quantityValue(quota.limits.memory) < need.memoryLimit)
+      short.push(["limits.memory", quota.limits.memory, showMemory(need.memoryLimit)]);
+    if (quota.pods < need.pods) short.push(["pods", quota.pods, String(need.pods)]);
+    for (const [key, has, needs] of short) {
+      problems.push({
+        path: cfg(`teams[${i}].quota.${key}`),
+        problem: `${showValue(has)} is less than the apps of namespace ${showValue(ns)} need: ${needs} for ${need.pods} pods (each app's replicas, plus ${appPodShape.rolloutSurge} a rollout adds, each with the mesh's proxy where one runs in every pod)`,
+        allowed: `${needs} or more`,
+        fix: `set platform:teams[${i}].quota.${key} to ${needs} or more, or run fewer replicas`,
+      });
+    }
+  }
+  return problems;
+}
