@@ -123,6 +123,10 @@ const requiredFields: Record<string, Record<string, string>> = {
     plan: "one of the two ways in: a plan resolved by loadPlan/resolvePlan (a union with `config`)",
     config: "the other way in: an environment written in code (a union with `plan`)",
   },
+  TeamArgs: {
+    name: "names the team's objects, and its namespace where none is given",
+    provider: "the cluster the objects go to",
+  },
   AppArgs: {
     name: "names the app's Deployment, Service and every object derived for it",
     namespace: "an app runs in a namespace of the user's; there is no sensible one to pick",

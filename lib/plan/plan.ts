@@ -12,13 +12,9 @@ import {
   type App,
   type ConfigProblem,
   type EnvironmentInput,
-  type ExposurePath,
   type PlatformConfig,
   type SizingComponent,
-  type Team,
   isRegionalGatewayClass,
-  teamAccountId,
-  teamCallerNamespaces,
   teamOfNamespace,
 } from "../config";
 import { crdOwnership, needsCertManager, type CrdOwners } from "../crds";
@@ -26,7 +22,6 @@ import type { ChartContext, ChartFrom, MonitoringRef } from "../deploy";
 import {
   gatewayAccessLabel,
   type AccessGrant,
-  type Caller,
   type Exposure,
   type MeshRouteSpec,
   type PodSecurityLevel,
@@ -45,15 +40,11 @@ import {
   type PodMetadata,
   type ReliedOnValue,
 } from "../meshes";
-import {
-  charts,
-  googleLoadBalancerRanges,
-  ingressControllerIdentities,
-  privateNetworks,
-  type ChartName,
-} from "../versions";
+import { charts, type ChartName } from "../versions";
 import { isGuardedIn, meshClosure, sameNamespaceGrants } from "./isolation";
 import { meshTrafficRules } from "./meshTrafficRules";
+import { accessGrants, clusterSourcesOf, ingressCaller } from "./accessGrants";
+import { teamServiceAccount, teamPlansOf, type TeamPlan } from "./teamPlans";
 import { teamPlanRules } from "./teams";
 import { chartSourceProblems } from "./chartSources";
 import { gatewayApiWarnings } from "./gatewayApiVersions";
@@ -122,32 +113,8 @@ export interface AppPlan {
   readonly googleServiceAccount?: string;
 }
 
-/** One team, every fact about it derived once (docs/teams.md). */
-export interface TeamPlan {
-  /** The team as configured, its defaults applied. */
-  readonly team: Team;
-  /**
-   * The namespaces whose workloads may call the team's: its own, and those of the teams its `allowFrom`
-   * names. The mesh's grants and the NetworkPolicy of each of its namespaces let them in.
-   */
-  readonly callerNamespaces: readonly string[];
-  /** Its apps' names, by namespace (each of its namespaces, empty where none runs). */
-  readonly apps: Readonly<Record<string, readonly string[]>>;
-  /** Its Google service account, where it has one (`teams[].workloadIdentity`). */
-  readonly googleServiceAccount?: TeamServiceAccount;
-}
-
-/** A team's Google service account, which its apps' Kubernetes service accounts act as through Workload Identity. */
-export interface TeamServiceAccount {
-  /** The account id, `team-<name>`. */
-  readonly accountId: string;
-  /** Its email, which each of the team's apps' ServiceAccounts names in `iam.gke.io/gcp-service-account`. */
-  readonly email: string;
-  /** Project roles it holds. */
-  readonly roles: readonly string[];
-  /** The Workload Identity members that may act as it: each app's ServiceAccount, `serviceAccount:<project>.svc.id.goog[<namespace>/<app>]`. */
-  readonly members: readonly string[];
-}
+export type { TeamPlan, TeamServiceAccount } from "./teamPlans";
+export { accessGrants, clusterSourcesOf } from "./accessGrants";
 
 /**
  * The environment, resolved once: every default applied, every rule checked, and every fact the
@@ -263,14 +230,7 @@ export function planFor(config: PlatformConfig, input?: EnvironmentInput, source
     gatewayApiBundleFile:
       ownership.owners.gatewayApi?.kind === "platform" ? config.crds.gatewayApiBundleFile : undefined,
     namespaces: namespacesOf(config, mesh),
-    teams: config.teams.map((team) => ({
-      team,
-      callerNamespaces: teamCallerNamespaces(config, team),
-      apps: Object.fromEntries(
-        team.namespaces.map((ns) => [ns, config.apps.filter((a) => a.namespace === ns).map((a) => a.name)]),
-      ),
-      googleServiceAccount: teamServiceAccount(config, team),
-    })),
+    teams: teamPlansOf(config),
     apps: config.apps.map((app) => appPlan(config, mesh, app)),
     webhookPorts: [
       ...new Set([
@@ -434,20 +394,6 @@ function namespacesOf(config: PlatformConfig, mesh: MeshPodContract & MeshEnforc
   });
 }
 
-/** A team's Google service account, bound to every app of its namespaces. */
-function teamServiceAccount(config: PlatformConfig, team: Team): TeamServiceAccount | undefined {
-  if (!team.workloadIdentity) return undefined;
-  const accountId = teamAccountId(team.name);
-  return {
-    accountId,
-    email: `${accountId}@${config.gcp.project}.iam.gserviceaccount.com`,
-    roles: team.workloadIdentity.roles,
-    members: config.apps
-      .filter((a) => team.namespaces.includes(a.namespace))
-      .map((a) => `serviceAccount:${config.gcp.project}.svc.id.goog[${a.namespace}/${a.name}]`),
-  };
-}
-
 function appPlan(config: PlatformConfig, mesh: MeshPodContract & MeshEnforcement, app: App): AppPlan {
   const guarded = isGuardedIn(config, mesh, app);
   const team = teamOfNamespace(config, app.namespace);
@@ -489,67 +435,4 @@ function appPlan(config: PlatformConfig, mesh: MeshPodContract & MeshEnforcement
       })),
     })),
   };
-}
-
-/** A path and everything under it, in the form routes and rules match prefixes. */
-function underPath(path: string): string {
-  return `${path.replace(/\/+$/, "")}/*`;
-}
-
-/** The addresses in-cluster clients outside the mesh come from (`Plan.clusterSources`). */
-export function clusterSourcesOf(config: Pick<PlatformConfig, "cluster" | "network">): string[] {
-  return config.cluster.mode === "existing"
-    ? [...privateNetworks]
-    : [config.network.nodesCidr, config.network.podsCidr];
-}
-
-/**
- * Everything that may call an app once it has authorization rules or its namespace denies by
- * default: the rules' callers, plus what comes from outside the mesh and must keep working whatever
- * is denied, each from where it really comes: kubelet's probes from the cluster's own addresses and
- * Google's health checks from Google's ranges, on the probe path; Prometheus from the cluster, on the
- * metrics path; the app's ingress on its exposed path. Where the mesh takes probes or scrapes past its
- * proxy's authorization (Istio), none is granted. Nothing is granted to every address.
- */
-export function accessGrants(config: PlatformConfig, mesh: MeshPodContract, app: App): AccessGrant[] {
-  const grants: AccessGrant[] = (app.mesh.authorization?.rules ?? []).map((rule) => ({
-    callers: rule.from.map((from): Caller => {
-      const [namespace, serviceAccount] = from.includes("/") ? from.split("/") : [app.namespace, from];
-      return { kind: "identity", namespace, serviceAccount };
-    }),
-    methods: rule.methods,
-    paths: rule.paths,
-  }));
-  const cluster: Caller = { kind: "network", name: "cluster", cidrs: clusterSourcesOf(config) };
-  const healthChecks = (app.expose?.via ?? [])
-    .filter((via) => via === "gke-gateway" || via === "gce-ingress")
-    .map((via) => ingressCaller(config, via));
-  const probeCallers = [...(mesh.probesThroughPolicy ? [cluster] : []), ...healthChecks];
-  if (probeCallers.length > 0)
-    grants.push({ callers: probeCallers, methods: ["GET"], paths: [probePathOf(app)] });
-  // kubelet alone probes liveness; load balancers health-check the readiness path only.
-  if (app.livenessPath && mesh.probesThroughPolicy)
-    grants.push({ callers: [cluster], methods: ["GET"], paths: [app.livenessPath] });
-  if (app.metrics && mesh.appScrape({ port: app.port, path: app.metrics.path }).throughPolicy)
-    grants.push({ callers: [cluster], methods: ["GET"], paths: [app.metrics.path] });
-  if (app.expose) {
-    const callers = app.expose.via.map((via) => ingressCaller(config, via));
-    // With stripPrefix, the controller forwards the path without its prefix: any path may arrive.
-    const path = app.expose.stripPrefix ? "/*" : underPath(app.expose.path);
-    grants.push({ callers, methods: app.expose.methods, paths: [path] });
-  }
-  return grants;
-}
-
-/** Who an exposed app's requests come from, by the way it is exposed. */
-function ingressCaller(config: PlatformConfig, via: ExposurePath): Caller {
-  if (via === "traefik" || via === "ingress-nginx")
-    return { kind: "identity", ...ingressControllerIdentities[via] };
-  // Google's load balancers reach pods straight from their own ranges, outside the mesh; regional and
-  // internal Gateway classes proxy from the proxy-only subnet.
-  const proxyOnly =
-    via === "gke-gateway" && isRegionalGatewayClass(config.ingress.gatewayClass)
-      ? [config.network.proxyOnlyCidr]
-      : [];
-  return { kind: "network", name: via, cidrs: [...googleLoadBalancerRanges, ...proxyOnly] };
 }
