@@ -254,6 +254,8 @@ export class Platform extends pulumi.ComponentResource {
             workloadIdentity: t.googleServiceAccount && {
               project: config.gcp.project,
               ...t.googleServiceAccount,
+              // A cluster the platform makes creates the project's pool; an existing one has it already.
+              poolReady: this.cluster instanceof GkeCluster ? [this.cluster] : [],
             },
             provider,
             resourcePrefix: name,

@@ -52,6 +52,12 @@ export interface TeamArgs {
     readonly roles?: readonly string[];
     /** The Workload Identity members that may act as it. @default none */
     readonly members?: readonly string[];
+    /**
+     * What makes the project's Workload Identity pool (`<project>.svc.id.goog`) exist: the first cluster
+     * with Workload Identity. IAM refuses a member of a pool that does not exist yet ("Identity Pool
+     * does not exist"), so the members' bindings wait for it. @default none: the pool exists already
+     */
+    readonly poolReady?: readonly pulumi.Resource[];
   };
   /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
@@ -111,7 +117,8 @@ export class Team extends pulumi.ComponentResource {
       );
       for (const role of wi.roles ?? []) {
         new gcp.projects.IAMMember(
-          `${prefix}-team-${args.name}-${role.replace(/^.*roles\//, "").replace(/[^A-Za-z0-9]+/g, "-")}`,
+          // The whole role names it: roles/x and projects/p/roles/x are two bindings.
+          `${prefix}-team-${args.name}-${role.replace(/[^A-Za-z0-9]+/g, "-")}`,
           { project, role, member: account.member },
           parent,
         );
@@ -123,7 +130,7 @@ export class Team extends pulumi.ComponentResource {
             .replace(/[^a-z0-9]+/g, "-")
             .replace(/-+$/, "")}`,
           { serviceAccountId: account.name, role: "roles/iam.workloadIdentityUser", member },
-          parent,
+          { parent: this, dependsOn: [...(wi.poolReady ?? [])] },
         );
       }
       this.googleServiceAccount = account.email;

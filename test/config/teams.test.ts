@@ -320,16 +320,44 @@ describe("a team's Google service account (workloadIdentity)", () => {
         path: "platform:teams[0].workloadIdentity.roles[0]",
         problem: '"roles/editor" is a basic role, which grants access to every service of the project',
         allowed:
-          "a predefined role such as roles/pubsub.publisher, or a custom role projects/<project>/roles/<role>; not roles/owner, roles/editor or roles/viewer",
+          "a predefined role such as roles/pubsub.publisher, or a custom role projects/<project>/roles/<role>; not roles/owner, roles/editor or roles/viewer, nor roles/container.*, roles/iam.* or roles/resourcemanager.*",
         fix: "set platform:teams[0].workloadIdentity.roles[0] to the predefined roles the team's apps need, such as roles/pubsub.publisher",
       },
       {
         path: "platform:teams[0].workloadIdentity.roles[1]",
         problem: '"pubsub" is not an IAM role',
         allowed:
-          "a predefined role such as roles/pubsub.publisher, or a custom role projects/<project>/roles/<role>; not roles/owner, roles/editor or roles/viewer",
+          "a predefined role such as roles/pubsub.publisher, or a custom role projects/<project>/roles/<role>; not roles/owner, roles/editor or roles/viewer, nor roles/container.*, roles/iam.* or roles/resourcemanager.*",
         fix: "set platform:teams[0].workloadIdentity.roles[1] to a role such as roles/pubsub.publisher",
       },
+    ]);
+    // Roles that reach past the team's namespaces: GKE's, IAM's and Resource Manager's.
+    expect(
+      problems(
+        input({
+          teams: [
+            {
+              name: "a",
+              workloadIdentity: {
+                roles: [
+                  "roles/container.developer",
+                  "roles/iam.serviceAccountTokenCreator",
+                  "roles/pubsub.publisher",
+                ],
+              },
+            },
+          ],
+        }),
+      ).map((p) => [p.path, p.problem]),
+    ).toEqual([
+      [
+        "platform:teams[0].workloadIdentity.roles[0]",
+        '"roles/container.developer" reaches beyond the team\'s namespaces: GKE applies roles/container.* to every namespace of every cluster in the project',
+      ],
+      [
+        "platform:teams[0].workloadIdentity.roles[1]",
+        "\"roles/iam.serviceAccountTokenCreator\" reaches beyond the team's namespaces: roles/iam.* administers the project's identities and policy",
+      ],
     ]);
     const name = "a-team-name-of-26-letters";
     expect(problems(input({ teams: [{ name: `${name}x`, workloadIdentity: {} }] }))).toEqual([

@@ -162,6 +162,12 @@ describe("a team's namespaces hold its quota, limits and access", () => {
         member: "serviceAccount:acme-test.svc.id.goog[payments/pay]",
       }),
     ]);
+    // The binding waits for the cluster, whose Workload Identity pool IAM needs to exist first.
+    const binding = result.resources.find(
+      (r) => r.type === "gcp:serviceaccount/iAMMember:IAMMember" && r.name.includes("team-payments"),
+    );
+    const cluster = result.resources.find((r) => r.type === "gcp:container/cluster:Cluster");
+    expect(cluster && binding?.dependencies.includes(cluster.key)).toBe(true);
     expect(at(find(result, "ServiceAccount", "pay", "payments"), "metadata", "annotations")).toEqual({
       "iam.gke.io/gcp-service-account": "team-payments@acme-test.iam.gserviceaccount.com",
     });

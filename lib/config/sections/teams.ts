@@ -30,13 +30,27 @@ const members = z.array(checkedString(memberEmailProblem)).min(1);
  */
 export function teamRoleProblem(value: string): ValueProblem | undefined {
   const allowed =
-    "a predefined role such as roles/pubsub.publisher, or a custom role projects/<project>/roles/<role>; not roles/owner, roles/editor or roles/viewer";
+    "a predefined role such as roles/pubsub.publisher, or a custom role projects/<project>/roles/<role>; not roles/owner, roles/editor or roles/viewer, nor roles/container.*, roles/iam.* or roles/resourcemanager.*";
   if (["roles/owner", "roles/editor", "roles/viewer"].includes(value))
     return {
       problem: `${showValue(value)} is a basic role, which grants access to every service of the project`,
       allowed,
       fix: (path) =>
         `set ${path} to the predefined roles the team's apps need, such as roles/pubsub.publisher`,
+    };
+  // GKE's IAM roles reach every namespace of every cluster in the project, and IAM's and Resource
+  // Manager's administer identities and policy: each would take a team's pods past its namespaces' RBAC.
+  const beyond = /^roles\/(container|iam|resourcemanager)\./.exec(value);
+  if (beyond)
+    return {
+      problem: `${showValue(value)} reaches beyond the team's namespaces: ${
+        beyond[1] === "container"
+          ? "GKE applies roles/container.* to every namespace of every cluster in the project"
+          : `roles/${beyond[1]}.* administers the project's identities and policy`
+      }`,
+      allowed,
+      fix: (path) =>
+        `remove it from ${path}; give the team Kubernetes access through teams[].access, and its apps the service roles they call (such as roles/pubsub.publisher)`,
     };
   if (/^(roles\/[A-Za-z0-9_.]+|projects\/[a-z][-a-z0-9]{4,28}[a-z0-9]\/roles\/[A-Za-z0-9_.]+)$/.test(value))
     return undefined;
