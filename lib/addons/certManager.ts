@@ -20,6 +20,7 @@ import {
   CertificateAlerts,
   PlatformNamespace,
   certManagerAlertRules,
+  certManagerNamespace,
 } from "../manifests";
 
 export interface CertManagerArgs {
@@ -127,8 +128,8 @@ export function trustManagerValues(args: Pick<CertManagerArgs, "sizing">): Value
   );
 }
 
-/** cert-manager's namespace, also trust-manager's trust namespace (the only one it reads Secrets from). */
-export const certManagerNamespace = "cert-manager";
+/** cert-manager's namespace is also trust-manager's trust namespace (the only one it reads Secrets from). */
+export { certManagerNamespace };
 
 /**
  * cert-manager (which owns its CRDs, kept on uninstall) and, for Linkerd, trust-manager. Everything

@@ -16,10 +16,10 @@ import {
   type MonitoringRef,
   type Values,
 } from "../deploy";
-import { Issuer, PlatformNamespace } from "../manifests";
+import { Issuer, monitoringNamespace, PlatformNamespace } from "../manifests";
 import type { GrafanaDashboard } from "../meshes";
 
-export const monitoringNamespace = "monitoring";
+export { monitoringNamespace };
 /** The release name; its Prometheus selects PodMonitors labelled `release: kube-prometheus-stack`. */
 export const prometheusReleaseName = "kube-prometheus-stack";
 

@@ -1,6 +1,7 @@
 export * from "./customResources";
 export * from "./meshWorkloads";
 export * from "./namespaces";
+export * from "./platformNamespaces";
 export * from "./exposure";
 export * from "./ingressResources";
 export * from "./sharedGateway";

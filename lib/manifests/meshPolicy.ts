@@ -148,6 +148,18 @@ export interface FaultInjectorProps {
 }
 
 /**
+ * A fault injector's one pod as a namespace's quota counts it: NGINX answering one status needs little;
+ * a rollout adds one pod (a Deployment's default maxSurge, 25% of one replica, rounds up to 1).
+ */
+export const faultInjectorPodShape = {
+  replicas: 1,
+  cpuRequestMillis: 10,
+  memoryRequestMi: 16,
+  memoryLimitMi: 64,
+  rolloutSurge: 1,
+} as const;
+
+/**
  * A backend that fails on purpose: NGINX answering every request on port 8080 with one status, for
  * routes to send a share of their requests to. It takes calls from any meshed client even where the
  * namespace denies by default, so callers see the injected status and not a policy refusal.
@@ -185,7 +197,7 @@ export class FaultInjector extends Construct {
       kind: "Deployment",
       metadata,
       spec: {
-        replicas: 1,
+        replicas: faultInjectorPodShape.replicas,
         selector: { matchLabels: labels },
         template: {
           metadata: {
@@ -215,8 +227,11 @@ export class FaultInjector extends Construct {
                 readinessProbe: probe,
                 livenessProbe: probe,
                 resources: {
-                  requests: { cpu: "10m", memory: "16Mi" },
-                  limits: { memory: "64Mi" },
+                  requests: {
+                    cpu: `${faultInjectorPodShape.cpuRequestMillis}m`,
+                    memory: `${faultInjectorPodShape.memoryRequestMi}Mi`,
+                  },
+                  limits: { memory: `${faultInjectorPodShape.memoryLimitMi}Mi` },
                 },
                 securityContext: {
                   allowPrivilegeEscalation: false,

@@ -1,7 +1,7 @@
 import type { ConfigProblem, EnvironmentInput, SizingComponent } from "../config";
 import type { ChartName } from "../versions";
-import { istioMesh } from "./istio";
-import { linkerdMesh } from "./linkerd";
+import { istioMesh, istioNamespace } from "./istio";
+import { linkerdCniNamespace, linkerdMesh, linkerdNamespace, linkerdVizNamespace } from "./linkerd";
 import type { Mesh, MeshConfig, MeshConfigRules, MeshIdentity, MeshKey, MeshKind } from "./mesh";
 import { noMesh } from "./none";
 
@@ -17,6 +17,17 @@ const implementations: { readonly [K in MeshKind]: (config: MeshConfig) => Mesh 
   istio: istioMesh,
   none: noMesh,
 };
+
+/**
+ * Every namespace a mesh the platform builds installs into, whichever mesh the environment runs: none
+ * is ever a team's (lib/plan/teams.ts), so a team's namespace stays valid when the mesh changes.
+ */
+export const meshNamespaces: readonly string[] = [
+  linkerdNamespace,
+  linkerdVizNamespace,
+  linkerdCniNamespace,
+  istioNamespace,
+];
 
 /** The environment's mesh. */
 export function meshFor(config: MeshConfig): Mesh {

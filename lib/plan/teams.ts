@@ -8,8 +8,14 @@ import {
   type PlatformConfig,
   type Team,
 } from "../config";
-import { appPodShape } from "../manifests";
-import { istioNamespace, linkerdCniNamespace, linkerdNamespace, linkerdVizNamespace } from "../meshes";
+import {
+  appPodShape,
+  certManagerNamespace,
+  faultInjectorPodShape,
+  gatewayNamespace,
+  monitoringNamespace,
+} from "../manifests";
+import { meshNamespaces } from "../meshes";
 import { ingressControllerIdentities, managedPrometheusCollectors } from "../versions";
 
 const cfg = (path: string): string => `platform:${path}`;
@@ -22,13 +28,10 @@ const cfg = (path: string): string => `platform:${path}`;
  */
 export const platformNamespaces: readonly string[] = [
   "default",
-  "cert-manager",
-  "monitoring",
-  "gateway",
-  linkerdNamespace,
-  linkerdVizNamespace,
-  linkerdCniNamespace,
-  istioNamespace,
+  certManagerNamespace,
+  monitoringNamespace,
+  gatewayNamespace,
+  ...meshNamespaces,
   ...Object.values(ingressControllerIdentities).map((c) => c.namespace),
   managedPrometheusCollectors.namespace,
   // Managed Prometheus' own rules and frontends (cloud.google.com/stackdriver/docs/managed-prometheus).
@@ -52,8 +55,9 @@ export interface NamespaceNeed {
 
 /**
  * What a team namespace's apps need at most: each app's replicas plus the pod a rollout adds, each pod
- * the app container's requests and limit plus the mesh's proxy's where a proxy runs in every pod (a
- * sidecar mesh; not Istio ambient, not without a mesh).
+ * the app container's requests and limit; one fault injector per status the namespace's routes inject
+ * (`FaultInjector`), with the pod its rollout adds; and in every pod the mesh's proxy where one runs in
+ * every pod (a sidecar mesh; not Istio ambient, not without a mesh).
  */
 export function namespaceNeed(
   config: Pick<PlatformConfig, "apps" | "mesh" | "sizing">,
@@ -64,19 +68,34 @@ export function namespaceNeed(
       ? config.sizing.proxy
       : undefined;
   const mi = 1024 ** 2;
-  const perPod = {
-    cpu: appPodShape.cpuRequestMillis / 1000 + (proxy ? quantityValue(proxy.cpu) : 0),
-    memory: appPodShape.memoryRequestMi * mi + (proxy ? quantityValue(proxy.memory) : 0),
-    memoryLimit: appPodShape.memoryLimitMi * mi + (proxy ? quantityValue(proxy.memoryLimit) : 0),
-  };
-  const pods = config.apps
-    .filter((a) => a.namespace === namespace)
-    .reduce((n, a) => n + a.replicas + appPodShape.rolloutSurge, 0);
+  const withProxy = (shape: {
+    cpuRequestMillis: number;
+    memoryRequestMi: number;
+    memoryLimitMi: number;
+  }) => ({
+    cpu: shape.cpuRequestMillis / 1000 + (proxy ? quantityValue(proxy.cpu) : 0),
+    memory: shape.memoryRequestMi * mi + (proxy ? quantityValue(proxy.memory) : 0),
+    memoryLimit: shape.memoryLimitMi * mi + (proxy ? quantityValue(proxy.memoryLimit) : 0),
+  });
+  const apps = config.apps.filter((a) => a.namespace === namespace);
+  const statuses = new Set(
+    apps.flatMap((a) => a.mesh.routes.flatMap((r) => (r.fault ? [r.fault.status] : []))),
+  );
+  const groups = [
+    {
+      pods: apps.reduce((n, a) => n + a.replicas + appPodShape.rolloutSurge, 0),
+      each: withProxy(appPodShape),
+    },
+    {
+      pods: statuses.size * (faultInjectorPodShape.replicas + faultInjectorPodShape.rolloutSurge),
+      each: withProxy(faultInjectorPodShape),
+    },
+  ];
   return {
-    cpu: pods * perPod.cpu,
-    memory: pods * perPod.memory,
-    memoryLimit: pods * perPod.memoryLimit,
-    pods,
+    cpu: groups.reduce((n, g) => n + g.pods * g.each.cpu, 0),
+    memory: groups.reduce((n, g) => n + g.pods * g.each.memory, 0),
+    memoryLimit: groups.reduce((n, g) => n + g.pods * g.each.memoryLimit, 0),
+    pods: groups.reduce((n, g) => n + g.pods, 0),
   };
 }
 
@@ -126,7 +145,7 @@ function quotaRules(config: PlatformConfig, team: Team, i: number): ConfigProble
     for (const [key, has, needs] of short) {
       problems.push({
         path: cfg(`teams[${i}].quota.${key}`),
-        problem: `${showValue(has)} is less than the apps of namespace ${showValue(ns)} need: ${needs} for ${need.pods} pods (each app's replicas, plus ${appPodShape.rolloutSurge} a rollout adds, each with the mesh's proxy where one runs in every pod)`,
+        problem: `${showValue(has)} is less than the apps of namespace ${showValue(ns)} need: ${needs} for ${need.pods} pods (each app's replicas and fault injector, plus the pod a rollout of each adds, each with the mesh's proxy where one runs in every pod)`,
         allowed: `${needs} or more`,
         fix: `set platform:teams[${i}].quota.${key} to ${needs} or more, or run fewer replicas`,
       });

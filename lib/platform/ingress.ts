@@ -12,11 +12,12 @@ import {
   type SharedGatewayProps,
   type ExposureContext,
   type Exposure,
+  gatewayNamespace,
 } from "../manifests";
 import type { MeshIngress, MeshPodContract } from "../meshes";
 import { meshOfPlan, type Plan } from "../plan";
 
-export const gatewayNamespace = "gateway";
+export { gatewayNamespace };
 export const sharedGatewayName = "shared";
 export const acmeIssuerName = "letsencrypt";
 

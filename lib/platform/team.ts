@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import * as gcp from "@pulumi/gcp";
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -117,18 +118,14 @@ export class Team extends pulumi.ComponentResource {
       );
       for (const role of wi.roles ?? []) {
         new gcp.projects.IAMMember(
-          // The whole role names it: roles/x and projects/p/roles/x are two bindings.
-          `${prefix}-team-${args.name}-${role.replace(/[^A-Za-z0-9]+/g, "-")}`,
+          `${prefix}-team-${args.name}-${uniqueName(role)}`,
           { project, role, member: account.member },
           parent,
         );
       }
       for (const member of wi.members ?? []) {
         new gcp.serviceaccount.IAMMember(
-          `${prefix}-team-${args.name}-wi-${member
-            .replace(/^.*\[/, "")
-            .replace(/[^a-z0-9]+/g, "-")
-            .replace(/-+$/, "")}`,
+          `${prefix}-team-${args.name}-wi-${uniqueName(member.replace(/^.*\[|\]$/g, ""))}`,
           { serviceAccountId: account.name, role: "roles/iam.workloadIdentityUser", member },
           { parent: this, dependsOn: [...(wi.poolReady ?? [])] },
         );
@@ -137,4 +134,13 @@ export class Team extends pulumi.ComponentResource {
     }
     this.registerOutputs({});
   }
+}
+
+/**
+ * A Pulumi name part for an IAM role or member: readable, and one per text (projects/p/roles/a.b and
+ * projects/p/roles/a_b, or members a-b/c and a/b-c, read alike once only letters and digits are kept).
+ */
+function uniqueName(text: string): string {
+  const readable = text.replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "");
+  return `${readable}-${createHash("sha256").update(text).digest("hex").slice(0, 6)}`;
 }

@@ -1,7 +1,6 @@
-import { certManagerNamespace, monitoringNamespace } from "../../lib/addons";
 import { isPlatformNamespace, namespaceNeed, platformNamespaces } from "../../lib/plan";
+import { certManagerNamespace, gatewayNamespace, monitoringNamespace } from "../../lib/manifests";
 import { istioNamespace, linkerdCniNamespace, linkerdNamespace, linkerdVizNamespace } from "../../lib/meshes";
-import { gatewayNamespace } from "../../lib/platform/ingress";
 import { ingressControllerIdentities, managedPrometheusCollectors } from "../../lib/versions";
 import { config, input, plan, problems } from "../helpers";
 
@@ -207,14 +206,14 @@ describe("bad teams: one clear error each", () => {
       {
         path: "platform:teams[0].quota.requests.cpu",
         problem:
-          '"500m" is less than the apps of namespace "a" need: 800m for 4 pods (each app\'s replicas, plus 1 a rollout adds, each with the mesh\'s proxy where one runs in every pod)',
+          '"500m" is less than the apps of namespace "a" need: 800m for 4 pods (each app\'s replicas and fault injector, plus the pod a rollout of each adds, each with the mesh\'s proxy where one runs in every pod)',
         allowed: "800m or more",
         fix: "set platform:teams[0].quota.requests.cpu to 800m or more, or run fewer replicas",
       },
       {
         path: "platform:teams[0].quota.pods",
         problem:
-          "3 is less than the apps of namespace \"a\" need: 4 for 4 pods (each app's replicas, plus 1 a rollout adds, each with the mesh's proxy where one runs in every pod)",
+          "3 is less than the apps of namespace \"a\" need: 4 for 4 pods (each app's replicas and fault injector, plus the pod a rollout of each adds, each with the mesh's proxy where one runs in every pod)",
         allowed: "4 or more",
         fix: "set platform:teams[0].quota.pods to 4 or more, or run fewer replicas",
       },
@@ -254,6 +253,26 @@ describe("bad teams: one clear error each", () => {
         allowed: "the team's namespaces: payments",
         fix: 'set platform:apps[0].namespace to one of them, or remove it (the team\'s first, "payments")',
       },
+    ]);
+  });
+
+  test("an app without a team in a team's namespace, named or by its default (the app's name)", () => {
+    const expected = {
+      path: "platform:apps[0].team",
+      problem:
+        'is not set, but the app\'s namespace "payments" is team "payments"\'s, whose quota, access and isolation would apply to it',
+      allowed: "team: payments, or a namespace of no team",
+      fix: 'set platform:apps[0].team to "payments", or give the app a namespace no team lists',
+    };
+    expect(
+      problems(input({ teams: [{ name: "payments" }], apps: [{ ...shop, namespace: "payments" }] })),
+    ).toEqual([expected]);
+    expect(problems(input({ teams: [{ name: "payments" }], apps: [{ ...shop, name: "payments" }] }))).toEqual(
+      [expected],
+    );
+    // A namespace of no team stays the app's own.
+    expect(plan({ teams: [{ name: "payments" }], apps: [shop] }).apps.map((a) => a.app.namespace)).toEqual([
+      "shop",
     ]);
   });
 

@@ -1,11 +1,12 @@
 import * as k8s from "@pulumi/kubernetes";
 import type { AdmissionObject } from "../../lib/meshes";
 import { meshAdmissions } from "../../lib/meshes/models";
+import { isPlatformNamespace, namespaceNeed } from "../../lib/plan";
 import { Team } from "../../lib/platform";
 import * as path from "path";
 import { renderProject, viewsOf, type RenderResult } from "../../lib/render";
 import { checkInvariants } from "../../lib/safety";
-import { at, find, render, renderPlatform } from "../helpers";
+import { at, config, find, render, renderPlatform } from "../helpers";
 
 /**
  * Teams (docs/teams.md): each team's namespaces with their quota, limits and access; and who reaches a
@@ -175,6 +176,143 @@ describe("a team's namespaces hold its quota, limits and access", () => {
       at(find(result, "ServiceAccount", "indexer", "search-api"), "metadata", "annotations"),
     ).toBeUndefined();
     expect(checkInvariants(viewsOf(result))).toEqual([]);
+  });
+
+  test("roles and members that read alike once only letters and digits are kept get a binding each", async () => {
+    const result = await render(
+      () =>
+        new Team("t", {
+          name: "payments",
+          provider: new k8s.Provider("mine", { kubeconfig: "{}" }),
+          workloadIdentity: {
+            project: "acme-test",
+            roles: ["projects/acme-test/roles/queue.reader", "projects/acme-test/roles/queue_reader"],
+            members: [
+              "serviceAccount:acme-test.svc.id.goog[pay-ments/api]",
+              "serviceAccount:acme-test.svc.id.goog[pay/ments-api]",
+            ],
+          },
+        }),
+    );
+    const named = (type: string) =>
+      result.resources
+        .filter((r) => r.type === type)
+        .map((r) => [r.name, r.inputs.role, r.inputs.member] as const);
+    const roles = named("gcp:projects/iAMMember:IAMMember");
+    const members = named("gcp:serviceaccount/iAMMember:IAMMember");
+    expect(roles.map(([, role]) => role)).toEqual([
+      "projects/acme-test/roles/queue.reader",
+      "projects/acme-test/roles/queue_reader",
+    ]);
+    expect(members.map(([, , member]) => member)).toEqual([
+      "serviceAccount:acme-test.svc.id.goog[pay-ments/api]",
+      "serviceAccount:acme-test.svc.id.goog[pay/ments-api]",
+    ]);
+    // Readable, and each its own: a shared name would be one Pulumi resource for two bindings.
+    for (const [name] of [...roles, ...members])
+      expect(name).toMatch(/^t-team-payments-(wi-)?[a-z0-9-]+-[0-9a-f]{6}$/i);
+    expect(roles[0][0]).toMatch(/^t-team-payments-projects-acme-test-roles-queue-reader-[0-9a-f]{6}$/);
+    expect(new Set(roles.map(([name]) => name)).size).toBe(2);
+    expect(new Set(members.map(([name]) => name)).size).toBe(2);
+  });
+
+  test("the quota a team's apps need counts every pod the render makes in its namespace, rollouts included", async () => {
+    const overrides = {
+      tier: "prod",
+      teams: [{ name: "payments" }],
+      apps: [
+        {
+          name: "pay",
+          team: "payments",
+          image: "pay:1",
+          port: 8080,
+          replicas: 3,
+          mesh: {
+            routes: [
+              { name: "unavailable", fault: { percent: 5, status: 503 } },
+              { name: "slow", matches: [{ path: "/slow" }], fault: { percent: 5 } },
+            ],
+          },
+        },
+        { name: "ledger", team: "payments", image: "ledger:1", port: 9000, replicas: 2 },
+      ],
+    };
+    const need = namespaceNeed(config(overrides), "payments");
+    const result = await renderPlatform(overrides);
+    const deployments = result.resources.filter(
+      (r) => r.inputs.kind === "Deployment" && at(r, "metadata", "namespace") === "payments",
+    );
+    // Two apps and a fault injector per status (503, and 500 the default): the pods each runs, plus a rollout's.
+    const surge = (r: (typeof deployments)[number]): number => {
+      // Kubernetes' default maxSurge is 25%, rounded up.
+      const s = at(r, "spec", "strategy", "rollingUpdate", "maxSurge");
+      const replicas = Number(at(r, "spec", "replicas"));
+      if (typeof s === "number") return s;
+      return Math.ceil((replicas * parseInt(typeof s === "string" ? s : "25%", 10)) / 100);
+    };
+    expect(deployments.map((d) => String(at(d, "metadata", "name"))).sort()).toEqual([
+      "fault-500",
+      "fault-503",
+      "ledger",
+      "pay",
+    ]);
+    const pods = deployments.map((d) => Number(at(d, "spec", "replicas")) + surge(d));
+    expect(need.pods).toBe(pods.reduce((a, b) => a + b, 0));
+    expect(need.pods).toBe(4 + 3 + 2 + 2);
+    // Each pod's containers as rendered, plus Linkerd's proxy (100m, 20Mi) the injector adds to every one.
+    const millis = (q: unknown) => (String(q).endsWith("m") ? parseInt(String(q), 10) : Number(q) * 1000);
+    const cpu = deployments.map((d, i) => {
+      const containers = at(d, "spec", "template", "spec", "containers") as {
+        resources: { requests: { cpu: string } };
+      }[];
+      return pods[i] * (containers.reduce((n, c) => n + millis(c.resources.requests.cpu), 0) + 100);
+    });
+    expect(Math.round(need.cpu * 1000)).toBe(cpu.reduce((a, b) => a + b, 0));
+  });
+
+  test("every namespace the platform installs into, on each mesh, ingress and monitoring, is one no team may take", async () => {
+    const variants = [
+      {
+        mesh: { kind: "linkerd" },
+        ingress: { kind: "traefik", acme: { email: "ops@example.com" } },
+        monitoring: { backend: "prometheus" },
+      },
+      {
+        mesh: { kind: "istio", dataplane: "ambient" },
+        ingress: { kind: "ingress-nginx", acme: { email: "ops@example.com" } },
+        monitoring: { backend: "prometheus" },
+      },
+      {
+        mesh: { kind: "istio" },
+        ingress: { kind: "gke-gateway" },
+        monitoring: { backend: "managed-prometheus" },
+      },
+    ];
+    const installedInto = new Set<string>();
+    for (const variant of variants) {
+      const result = await renderPlatform({
+        tier: "prod",
+        ...variant,
+        apps: [{ ...apps[0], team: undefined }],
+      });
+      for (const r of result.resources) {
+        const ns = r.inputs.kind === "Namespace" ? at(r, "metadata", "name") : r.inputs.namespace;
+        if (typeof ns === "string") installedInto.add(ns);
+      }
+    }
+    // The app's own namespace aside, each is the platform's, Kubernetes' or GKE's.
+    const platforms = [...installedInto].filter((ns) => ns !== "pay").sort();
+    expect(platforms.filter((ns) => !isPlatformNamespace(ns))).toEqual([]);
+    expect(platforms).toEqual([
+      "cert-manager",
+      "gateway",
+      "ingress-nginx",
+      "istio-system",
+      "linkerd",
+      "linkerd-cni",
+      "monitoring",
+      "traefik",
+    ]);
   });
 
   test("on its own: the Team makes its namespace, quota and limits; no access, no binding", async () => {

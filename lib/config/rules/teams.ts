@@ -52,7 +52,19 @@ export function teamRules(config: PlatformConfig): ConfigProblem[] {
     });
   });
   config.apps.forEach((app, i) => {
-    if (app.team === undefined) return;
+    if (app.team === undefined) {
+      // The team's quota, access and isolation govern its namespaces' every pod: the app would be the team's unsaid.
+      const owner = config.teams.find((t) => t.namespaces.includes(app.namespace));
+      if (owner) {
+        problems.push({
+          path: cfg(`apps[${i}].team`),
+          problem: `is not set, but the app's namespace ${showValue(app.namespace)} is team ${showValue(owner.name)}'s, whose quota, access and isolation would apply to it`,
+          allowed: `team: ${owner.name}, or a namespace of no team`,
+          fix: `set platform:apps[${i}].team to "${owner.name}", or give the app a namespace no team lists`,
+        });
+      }
+      return;
+    }
     const team = config.teams.find((t) => t.name === app.team);
     if (!team) {
       const suggestion = nearest(app.team, names);
