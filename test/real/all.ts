@@ -9,6 +9,7 @@ import { supportedKubernetes } from "../../lib/versions/kubernetes";
 const scripts = [
   "smoke.ts",
   "identity.ts",
+  "teams.ts",
   "platformUp.ts",
   "upgrade.ts",
   "gcpPreview.ts",

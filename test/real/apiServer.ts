@@ -71,6 +71,11 @@ export interface Cluster {
 export interface ClusterOptions {
   /** The minor to run: the highest or lowest the platform supports. @default supportedKubernetes.highest */
   readonly kubernetesVersion?: string;
+  /**
+   * Controllers of kube-controller-manager to run besides `controllerManagerControllers`, e.g. the
+   * ReplicaSet and ResourceQuota controllers where a script needs pods made and counted. @default none
+   */
+  readonly extraControllers?: readonly string[];
 }
 
 /** The tools a cluster of that version needs, or why it cannot start. */
@@ -207,7 +212,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         "--use-service-account-credentials=true",
         `--service-account-private-key-file=${serviceAccount.privateKey}`,
         `--root-ca-file=${ca.cert}`,
-        `--controllers=${controllerManagerControllers.join(",")}`,
+        `--controllers=${[...controllerManagerControllers, ...(options.extraControllers ?? [])].join(",")}`,
         "--cluster-name=real",
         "--v=1",
       ],
