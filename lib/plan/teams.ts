@@ -145,7 +145,7 @@ function quotaRules(config: PlatformConfig, team: Team, i: number): ConfigProble
     for (const [key, has, needs] of short) {
       problems.push({
         path: cfg(`teams[${i}].quota.${key}`),
-        problem: `${showValue(has)} is less than the apps of namespace ${showValue(ns)} need: ${needs} for ${need.pods} pods (each app's replicas and fault injector, plus the pod a rollout of each adds, each with the mesh's proxy where one runs in every pod)`,
+        problem: `${showValue(has)} is less than the apps of namespace ${showValue(ns)} need: ${needs} for ${need.pods} pods (each app's replicas and each fault injector its routes need, plus the pod a rollout of each adds, each with the mesh's proxy where one runs in every pod)`,
         allowed: `${needs} or more`,
         fix: `set platform:teams[${i}].quota.${key} to ${needs} or more, or run fewer replicas`,
       });

@@ -206,14 +206,14 @@ describe("bad teams: one clear error each", () => {
       {
         path: "platform:teams[0].quota.requests.cpu",
         problem:
-          '"500m" is less than the apps of namespace "a" need: 800m for 4 pods (each app\'s replicas and fault injector, plus the pod a rollout of each adds, each with the mesh\'s proxy where one runs in every pod)',
+          '"500m" is less than the apps of namespace "a" need: 800m for 4 pods (each app\'s replicas and each fault injector its routes need, plus the pod a rollout of each adds, each with the mesh\'s proxy where one runs in every pod)',
         allowed: "800m or more",
         fix: "set platform:teams[0].quota.requests.cpu to 800m or more, or run fewer replicas",
       },
       {
         path: "platform:teams[0].quota.pods",
         problem:
-          "3 is less than the apps of namespace \"a\" need: 4 for 4 pods (each app's replicas and fault injector, plus the pod a rollout of each adds, each with the mesh's proxy where one runs in every pod)",
+          "3 is less than the apps of namespace \"a\" need: 4 for 4 pods (each app's replicas and each fault injector its routes need, plus the pod a rollout of each adds, each with the mesh's proxy where one runs in every pod)",
         allowed: "4 or more",
         fix: "set platform:teams[0].quota.pods to 4 or more, or run fewer replicas",
       },
