@@ -112,6 +112,7 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       // Free workload configuration auditing in the console (the Container Security API).
       securityPosture: c.securityPosture ?? "basic",
       binaryAuthorization: c.binaryAuthorization ?? d.binaryAuthorization,
+      googleGroups: { securityGroup: c.googleGroups?.securityGroup },
       // Off: an unreachable cluster is usually a network problem, and forgetting its objects would make
       // the next `pulumi up` create them again over the existing ones.
       deleteUnreachable: c.deleteUnreachable ?? false,

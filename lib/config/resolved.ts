@@ -105,7 +105,10 @@ export interface PlatformConfig {
   readonly gcp: Section<"gcp">;
   readonly network: Filled<Section<"network">>;
   readonly cluster: Filled<
-    Omit<Cluster, "secretsEncryption" | "nodePools" | "autopilot" | "backups" | "maintenance">,
+    Omit<
+      Cluster,
+      "secretsEncryption" | "nodePools" | "autopilot" | "backups" | "maintenance" | "googleGroups"
+    >,
     "existing" | "kubernetesVersion"
   > & {
     /** The weekly maintenance window; null for "any time". */
@@ -118,6 +121,8 @@ export interface PlatformConfig {
     readonly secretsEncryption: Filled<NonNullable<Cluster["secretsEncryption"]>, "key">;
     readonly nodePools: readonly NodePool[];
     readonly autopilot: Filled<NonNullable<Cluster["autopilot"]>>;
+    /** Absent `securityGroup`: the platform leaves the cluster's Google Groups for RBAC as it is. */
+    readonly googleGroups: Filled<NonNullable<Cluster["googleGroups"]>, "securityGroup">;
   };
   readonly mesh: Filled<Omit<Mesh, "istio">, "tracing"> & {
     /** Absent revisions: one istiod without a revision. */

@@ -111,6 +111,13 @@ function commonClusterArgs(config: GkeClusterConfig, deps: ClusterDependencies):
     binaryAuthorization: {
       evaluationMode: c.binaryAuthorization === "enforce" ? "PROJECT_SINGLETON_POLICY_ENFORCE" : "DISABLED",
     },
+    // Google Groups for RBAC, so the teams' Group subjects match their Google groups' members. GKE
+    // changes it in place (google-beta services/container/resource_container_cluster.go at v7.45.0:
+    // not ForceNew, an UpdateCluster of DesiredAuthenticatorGroupsConfig); the field is Computed, so
+    // leaving it unset keeps whatever the cluster has rather than turning it off.
+    ...(c.googleGroups.securityGroup !== undefined
+      ? { authenticatorGroupsConfig: { securityGroup: c.googleGroups.securityGroup } }
+      : {}),
   };
 }
 

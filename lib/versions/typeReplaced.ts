@@ -52,6 +52,7 @@ export const typeReplacedFields: Readonly<Record<string, readonly ReplacementRul
         "privateClusterConfig.masterIpv4CidrBlock",
         "privateClusterConfig.privateEndpointSubnetwork",
         "clusterAutoscaling.autoProvisioningDefaults.bootDiskKmsKey",
+        // Not authenticatorGroupsConfig: GKE updates it in place (UpdateCluster's DesiredAuthenticatorGroupsConfig).
       ],
       source: container("resource_container_cluster.go (ForceNew)"),
     },

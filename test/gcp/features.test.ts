@@ -49,3 +49,20 @@ describe("cost allocation, security posture and Binary Authorization", () => {
     });
   });
 });
+
+describe("Google Groups for RBAC", () => {
+  const securityGroup = "gke-security-groups@example.com";
+
+  test("the cluster's security group exactly when set, on Standard and Autopilot", async () => {
+    for (const mode of ["standard", "autopilot"]) {
+      const location = "europe-west1";
+      const set = one(
+        await renderCluster({ tier: "prod", cluster: { mode, location, googleGroups: { securityGroup } } }),
+        CLUSTER,
+      );
+      expect(at(set, "authenticatorGroupsConfig")).toEqual({ securityGroup });
+      const unset = one(await renderCluster({ tier: "prod", cluster: { mode, location } }), CLUSTER);
+      expect("authenticatorGroupsConfig" in unset.inputs).toBe(false);
+    }
+  });
+});

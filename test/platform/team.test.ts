@@ -27,6 +27,8 @@ const teams = [
     access: { admin: ["search-leads@example.com"] },
   },
 ];
+// The teams' access entries include Google groups, which GKE matches only through Google Groups for RBAC.
+const groupsRbac = { googleGroups: { securityGroup: "gke-security-groups@example.com" } };
 const apps = [
   {
     name: "pay",
@@ -79,7 +81,13 @@ function networkAdmits(
 
 describe("a team's namespaces hold its quota, limits and access", () => {
   test("enrolled and isolated like app namespaces, with a ResourceQuota, a LimitRange and RoleBindings to the aggregated roles", async () => {
-    const result = await renderPlatform({ tier: "prod", mesh: { kind: "linkerd" }, teams, apps });
+    const result = await renderPlatform({
+      tier: "prod",
+      cluster: groupsRbac,
+      mesh: { kind: "linkerd" },
+      teams,
+      apps,
+    });
     for (const ns of ["payments", "search-api", "search-jobs"]) {
       expect(at(find(result, "Namespace", ns), "metadata", "labels")).toMatchObject({
         "pod-security.kubernetes.io/enforce": "restricted",
@@ -140,6 +148,7 @@ describe("a team's namespaces hold its quota, limits and access", () => {
   test("a team's Google service account: its roles, Workload Identity for its apps, their ServiceAccounts annotated", async () => {
     const result = await renderPlatform({
       tier: "prod",
+      cluster: groupsRbac,
       teams: [{ ...teams[0], workloadIdentity: { roles: ["roles/pubsub.publisher"] } }, teams[1]],
       apps,
     });
@@ -353,7 +362,7 @@ describe("who reaches a team's pods, each direction, through the mesh's models a
   };
 
   test.each(Object.entries(variants))("%s", async (_, variant) => {
-    const result = await renderPlatform({ tier: "prod", teams, apps, ...variant });
+    const result = await renderPlatform({ tier: "prod", cluster: groupsRbac, teams, apps, ...variant });
     const linkerd = (variant.mesh as { kind: string }).kind === "linkerd";
     // Linkerd's meshed calls arrive on its proxy's inbound port (the pod's named port); Istio's on the app's.
     const meshed = linkerd ? "linkerd-proxy" : undefined;
@@ -397,7 +406,7 @@ describe("who reaches a team's pods, each direction, through the mesh's models a
 
   test("Istio ambient and no mesh: the NetworkPolicy alone keeps teams apart", async () => {
     for (const mesh of [{ kind: "istio", dataplane: "ambient" }, { kind: "none" }]) {
-      const result = await renderPlatform({ tier: "prod", mesh, teams, apps });
+      const result = await renderPlatform({ tier: "prod", cluster: groupsRbac, mesh, teams, apps });
       expect([
         networkAdmits(result, "payments", "search-api", 8080),
         networkAdmits(result, "search-jobs", "search-api", 9100),

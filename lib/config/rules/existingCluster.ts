@@ -30,6 +30,7 @@ const clusterShapingKeys = [
   "costAllocation",
   "securityPosture",
   "binaryAuthorization",
+  "googleGroups",
 ] as const;
 
 export function existingClusterRules(input: EnvironmentInput, config: PlatformConfig): ConfigProblem[] {
@@ -82,7 +83,10 @@ export function existingClusterRules(input: EnvironmentInput, config: PlatformCo
       problems.push({
         path: cfg(`cluster.${key}`),
         problem: "is set, but the platform does not manage an existing cluster, so it would have no effect",
-        fix: `remove platform:cluster.${key}, or set platform:cluster.mode to "standard" to let the platform build the cluster`,
+        fix:
+          key === "googleGroups"
+            ? "remove platform:cluster.googleGroups, and enable Google Groups for RBAC on the cluster itself: gcloud container clusters update <name> --location <location> --security-group=gke-security-groups@<your domain>"
+            : `remove platform:cluster.${key}, or set platform:cluster.mode to "standard" to let the platform build the cluster`,
       });
     }
   }

@@ -8,6 +8,7 @@ import { clusterRules } from "./cluster";
 import { crdRules } from "./crds";
 import { existingClusterRules } from "./existingCluster";
 import { exposureCollisions } from "./exposure";
+import { googleGroupsRules } from "./googleGroups";
 import { ingressRules } from "./ingress";
 import { loadBalancerRules } from "./loadBalancers";
 import { networkRules } from "./network";
@@ -36,9 +37,16 @@ export function checkRules(input: EnvironmentInput, config: PlatformConfig): Con
 
 /**
  * The rules that hold on the resolved config alone, whoever built it: overlapping networks, two apps
- * with one name, two apps on one host and path, teams and their apps. A config built in code (`new Platform({ config })`)
+ * with one name, two apps on one host and path, teams and their apps, teams' Google groups without
+ * Google Groups for RBAC. A config built in code (`new Platform({ config })`)
  * is checked against them too; the others judge keys as the user wrote them.
  */
 export function configRules(config: PlatformConfig): ConfigProblem[] {
-  return [...networkRules(config), ...appRules(config), ...exposureCollisions(config), ...teamRules(config)];
+  return [
+    ...networkRules(config),
+    ...appRules(config),
+    ...exposureCollisions(config),
+    ...teamRules(config),
+    ...googleGroupsRules(config),
+  ];
 }

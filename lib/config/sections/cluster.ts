@@ -3,7 +3,8 @@ import { z } from "zod";
 import { supportedMinors } from "../../versions";
 import { gcpLocationProblem, machineTypeProblem } from "../gcpValues";
 import { clusterModes, gatewayApiChannels, maintenanceScopes, releaseChannels, weekdays } from "../schema";
-import { checkedString, valueCheck } from "../valueChecks";
+import { showValue } from "../errors";
+import { checkedString, valueCheck, type ValueProblem } from "../valueChecks";
 import { cidr, resourceName } from "./fields";
 
 // A Cloud KMS key's resource id (cloud.google.com/kms/docs/resource-hierarchy#retrieve_resource_id).
@@ -82,6 +83,25 @@ export const maintenanceSchema = z.strictObject({
     .max(20)
     .optional(),
 });
+
+/**
+ * Google Groups for RBAC's security group (cloud.google.com/kubernetes-engine/docs/how-to/google-groups-rbac):
+ * `gke-security-groups@` and the Google Workspace or Cloud Identity domain. The groups RBAC names must
+ * be its members; GKE takes no other local part.
+ */
+export function securityGroupProblem(value: string): ValueProblem | undefined {
+  const match = /^([^@\s]+)@([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})$/.exec(value);
+  if (match && match[1] === "gke-security-groups") return undefined;
+  const domain = match?.[2] ?? "example.com";
+  return {
+    problem: match
+      ? `${showValue(value)} is not GKE's security group: its local part is ${showValue(match[1])}`
+      : `${showValue(value)} is not an email address`,
+    allowed:
+      "gke-security-groups@ and your Google Workspace or Cloud Identity domain, such as gke-security-groups@example.com",
+    fix: (path) => `set ${path} to gke-security-groups@${domain}`,
+  };
+}
 
 export const existingClusterSchema = z.strictObject({
   /** Name of a GKE cluster made elsewhere; the platform reads its endpoint and CA. */
@@ -241,6 +261,19 @@ export const clusterSchema = z.strictObject({
    * allows all, until the security team narrows it). @default enforce in staging and prod, disabled in dev
    */
   binaryAuthorization: z.enum(["enforce", "disabled"]).optional(),
+  /**
+   * Google Groups for RBAC: Kubernetes RBAC matches a Group subject named by a Google group's email only
+   * when the group is a member of this security group (teams' group access needs it).
+   */
+  googleGroups: z
+    .strictObject({
+      /**
+       * `gke-security-groups@<your domain>`. @default none: the cluster's setting is left as it is (a new
+       * cluster has none, so Group subjects match no one)
+       */
+      securityGroup: checkedString(securityGroupProblem).optional(),
+    })
+    .optional(),
   /**
    * Let the Kubernetes provider drop from Pulumi state the objects of a cluster it cannot reach, e.g.
    * one deleted or recreated outside Pulumi (docs/gke.md); turn it on for that one `pulumi refresh`.
