@@ -3,8 +3,6 @@ import { showValue, type ConfigProblem } from "../errors";
 import type { PlatformConfig } from "../resolved";
 import { cfg } from "./key";
 
-const teamRoles = ["view", "edit", "admin"] as const;
-
 /**
  * A team access entry without `user:` is a Group subject, which GKE matches to a Google group's members
  * only with Google Groups for RBAC on (cloud.google.com/kubernetes-engine/docs/how-to/google-groups-rbac);
@@ -17,8 +15,8 @@ export function googleGroupsRules(config: PlatformConfig): ConfigProblem[] {
   const key = "platform:cluster.googleGroups.securityGroup";
   const problems: ConfigProblem[] = [];
   config.teams.forEach((team, i) => {
-    for (const role of teamRoles) {
-      team.access[role].forEach((member, j) => {
+    for (const [role, members] of Object.entries(team.access)) {
+      members.forEach((member, j) => {
         if (member.startsWith("user:")) return;
         problems.push({
           path: cfg(`teams[${i}].access.${role}[${j}]`),
