@@ -15,7 +15,8 @@ import {
 /**
  * What the validation tests and the cluster tier render: every stack, every stack of every example,
  * the combination matrix (every mesh variant x ingress x monitoring backend x tier x deny by default),
- * each cluster mode with each mesh, and the options the matrix does not vary.
+ * each cluster mode with each mesh, two teams with every mesh variant (ingress and monitoring rotated),
+ * and the options the matrix does not vary.
  */
 
 const shop = {
@@ -262,6 +263,98 @@ export function combinations(): Combination[] {
   return out;
 }
 
+/**
+ * Two teams, as `teamCombinations` renders them: payments in two namespaces (checkout exposed with
+ * metrics in `payments`, ledger in `payments-jobs`), search in one (its `search` app exposed) letting
+ * payments in. So every direction exists: a team's own namespaces (payments-jobs -> payments), a team
+ * let in (payments -> search) and one refused (search -> payments).
+ */
+export function teamsInput(
+  meshInput: Record<string, unknown>,
+  ingressInput: Record<string, unknown>,
+  backend: string,
+): Record<string, unknown> {
+  const metrics = backend === "none" ? undefined : { path: "/metrics" };
+  return {
+    tier: "prod",
+    mesh: meshInput,
+    ingress: ingressInput,
+    monitoring: {
+      backend,
+      ...(backend === "existing-prometheus"
+        ? { prometheusUrl: "http://prometheus.observability.svc:9090" }
+        : {}),
+    },
+    teams: [
+      {
+        name: "payments",
+        namespaces: ["payments", "payments-jobs"],
+        access: {
+          view: ["auditors@example.com"],
+          edit: ["payments-devs@example.com", "user:alex@example.com"],
+        },
+      },
+      { name: "search", access: { admin: ["search-leads@example.com"] }, allowFrom: ["payments"] },
+    ],
+    apps: [
+      {
+        name: "checkout",
+        team: "payments",
+        image: "checkout:1",
+        port: 8080,
+        metrics,
+        expose: { host: "shop.example.com", path: "/checkout" },
+      },
+      { name: "ledger", team: "payments", namespace: "payments-jobs", image: "ledger:1", port: 9090 },
+      {
+        name: "search",
+        team: "search",
+        image: "search:1",
+        port: 9000,
+        metrics,
+        expose: { host: "shop.example.com", path: "/search" },
+      },
+    ],
+  };
+}
+
+/** In-cluster ingress controllers and Google's load balancers, each family rotated over the mesh variants. */
+const inClusterIngresses = ["traefik http01", "ingress-nginx dns01", "traefik dns01", "ingress-nginx http01"];
+const googleIngresses = ["gke-gateway", "gke-gateway regional", "gke-gateway internal", "gce-ingress"];
+
+/**
+ * The teams dimension: every mesh variant, each with one in-cluster ingress controller and one of
+ * Google's load balancers, the ingress variant and the monitoring backend rotated over the variants
+ * (18 renders, where the full cross would be 288). What decides a team's isolation is the mesh's
+ * authorization and the NetworkPolicy's sources, and those differ by mesh variant (each is crossed), by
+ * ingress family (a controller's pods by namespace, or a load balancer's address ranges: each variant
+ * meets both) and by backend (where the scraper runs and the port it scrapes: Linkerd's and Istio's
+ * sidecar variants meet all four, ambient's all it can build, no mesh two); the other dimensions
+ * (tier, deny by default) are the combinations' own, and a team's namespaces are isolated whatever they
+ * say. The one pair the platform refuses, ambient under STRICT with Managed Prometheus scraping apps,
+ * moves to the next backend.
+ */
+export function teamCombinations(): Combination[] {
+  const out: Combination[] = [];
+  for (const [i, [mesh, meshInput]] of Object.entries(meshVariants).entries())
+    for (const [j, ingress] of [inClusterIngresses[i % 4], googleIngresses[i % 4]].entries()) {
+      const b = (2 * i + j) % backends.length;
+      let backend: string = backends[b];
+      if (meshInput.dataplane === "ambient" && backend === "managed-prometheus")
+        backend = backends[(b + 1) % backends.length];
+      out.push({
+        label: `teams x ${mesh} x ${ingress} x ${backend}`,
+        mesh,
+        ingress,
+        backend,
+        tier: "prod",
+        deny: false,
+        input: teamsInput(meshInput, ingressVariants[ingress], backend),
+      });
+    }
+  return out;
+}
+
 const root = path.resolve(__dirname, "..");
 
 /** The smallest valid environment plus `overrides`, as the tests build them. */
@@ -330,6 +423,11 @@ export function combinationTargets(): RenderTarget[] {
       : configTarget(c.label, c.input);
     return { ...target, refusedBecause: c.refusedBecause };
   });
+}
+
+/** The teams dimension (`teamCombinations`), as render targets. */
+export function teamTargets(): RenderTarget[] {
+  return teamCombinations().map((c) => configTarget(c.label, c.input));
 }
 
 /** The cluster modes the combinations leave out: Autopilot and a cluster made elsewhere, with each mesh. */

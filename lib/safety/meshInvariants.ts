@@ -197,6 +197,75 @@ function meshGrants(
   );
 }
 
+/** Pods a NetworkPolicy may select: their namespace and labels. */
+export interface NetworkPolicyTarget {
+  readonly namespace: string;
+  readonly podLabels: Readonly<Record<string, unknown>>;
+}
+
+/** Whether the NetworkPolicies in front of the pods let the source in on the port, and which isolate them. */
+export interface NetworkPolicyModel {
+  (target: NetworkPolicyTarget, source: MeshSource, port: number | string): boolean;
+  /** The names of the NetworkPolicies that isolate the pods' ingress; none: every connection gets in. */
+  policiesOf(target: NetworkPolicyTarget): string[];
+}
+
+/**
+ * The program's NetworkPolicies as the API server's semantics apply them to a connection: pods no
+ * isolating policy selects take every connection; the others take one that some rule of a policy
+ * selecting them admits, by its peer (`peerAdmits`: a namespace's workloads or an address range; a
+ * peer's podSelector is not judged, a namespace source standing for any of its workloads) and port (a
+ * number, or a container port's name as the policy writes it). Traffic from the pods' own node
+ * (kubelet) is always admitted and not modelled.
+ */
+export function networkPolicyModel(resources: readonly ResourceView[]): NetworkPolicyModel {
+  const policies = resources.filter(
+    (r) => object(r).kind === "NetworkPolicy" && r.type.startsWith("kubernetes:"),
+  );
+  const namespaceOf = namespacesIn(resources);
+  const namespaceLabels = (namespace: string): Obj => namespaceOf(namespace).labels;
+  const isolating = (r: ResourceView) => {
+    const types = at(r.inputs, "spec", "policyTypes") as unknown[] | undefined;
+    return types === undefined ? true : types.includes("Ingress");
+  };
+  const applying = (target: NetworkPolicyTarget) =>
+    policies.filter(
+      (p) =>
+        object(p).namespace === target.namespace &&
+        isolating(p) &&
+        selectorMatches(at(p.inputs, "spec", "podSelector"), target.podLabels as Obj),
+    );
+  const admits = (target: NetworkPolicyTarget, source: MeshSource, port: number | string): boolean => {
+    const policiesHere = applying(target);
+    return (
+      policiesHere.length === 0 ||
+      policiesHere.some((p) =>
+        ((at(p.inputs, "spec", "ingress") as Obj[] | undefined) ?? []).some((rule) => {
+          const from = rule.from as Obj[] | undefined;
+          const ports = rule.ports as Obj[] | undefined;
+          const sourceOk =
+            from === undefined ||
+            from.length === 0 ||
+            from.some((peer) => peerAdmits(peer, source, target.namespace, namespaceLabels));
+          const portOk =
+            ports === undefined ||
+            ports.length === 0 ||
+            ports.some((q) => q.port === undefined || q.port === port);
+          return sourceOk && portOk;
+        }),
+      )
+    );
+  };
+  return Object.assign(admits, {
+    policiesOf: (target: NetworkPolicyTarget) => applying(target).map((p) => String(object(p).name)),
+  });
+}
+
+/** Every mesh's grants in the program (`MeshAdmission.grants`), external ranges judged against the cluster's own. */
+export function meshGrantsOf(resources: readonly ResourceView[]): MeshGrant[] {
+  return meshGrants(resources, clusterRanges(resources));
+}
+
 /**
  * A mesh grant is worth nothing if the NetworkPolicy in front of the pods drops the connection first:
  * a caller from another namespace (Linkerd's meshed calls arrive on the proxy's inbound port: the
@@ -206,42 +275,13 @@ function meshGrants(
  * admits those by namespace, or always (the node), so they are judged by the tests, not here.
  */
 export function networkPolicyAdmitsMeshGrants(resources: readonly ResourceView[]): Violation[] {
-  const policies = resources.filter(
-    (r) => object(r).kind === "NetworkPolicy" && r.type.startsWith("kubernetes:"),
-  );
-  if (policies.length === 0) return [];
-  const namespaceOf = namespacesIn(resources);
-  const namespaceLabels = (namespace: string): Obj => namespaceOf(namespace).labels;
-  const isolating = (r: ResourceView) => {
-    const types = at(r.inputs, "spec", "policyTypes") as unknown[] | undefined;
-    return types === undefined ? true : types.includes("Ingress");
-  };
+  const admits = networkPolicyModel(resources);
   const out: Violation[] = [];
   for (const grant of meshGrants(resources, clusterRanges(resources))) {
-    const applying = policies.filter(
-      (p) =>
-        object(p).namespace === grant.namespace &&
-        isolating(p) &&
-        selectorMatches(at(p.inputs, "spec", "podSelector"), grant.podLabels),
-    );
+    const target = { namespace: grant.namespace, podLabels: grant.podLabels };
+    const applying = admits.policiesOf(target);
     if (applying.length === 0) continue;
-    const admitted = grant.ports.every((port) =>
-      applying.some((p) =>
-        ((at(p.inputs, "spec", "ingress") as Obj[] | undefined) ?? []).some((rule) => {
-          const from = rule.from as Obj[] | undefined;
-          const ports = rule.ports as Obj[] | undefined;
-          const sourceOk =
-            from === undefined ||
-            from.length === 0 ||
-            from.some((peer) => peerAdmits(peer, grant.source, grant.namespace, namespaceLabels));
-          const portOk =
-            ports === undefined ||
-            ports.length === 0 ||
-            ports.some((q) => q.port === undefined || q.port === port);
-          return sourceOk && portOk;
-        }),
-      ),
-    );
+    const admitted = grant.ports.every((port) => admits(target, grant.source, port));
     if (admitted) continue;
     const who =
       "cidr" in grant.source
@@ -250,7 +290,7 @@ export function networkPolicyAdmitsMeshGrants(resources: readonly ResourceView[]
     out.push({
       invariant: "network-policy-admits-mesh-grants",
       resource: key(grant.resource),
-      message: `${grant.by} lets ${who} into pods of ${grant.namespace}, but no NetworkPolicy there (${applying.map((p) => object(p).name).join(", ")}) admits them on port ${grant.ports.join(", ")}: their connections would be dropped before the mesh sees them. Let them in with the NetworkPolicy (docs/mesh-policy.md, "Namespace isolation"), or remove the grant`,
+      message: `${grant.by} lets ${who} into pods of ${grant.namespace}, but no NetworkPolicy there (${applying.join(", ")}) admits them on port ${grant.ports.join(", ")}: their connections would be dropped before the mesh sees them. Let them in with the NetworkPolicy (docs/mesh-policy.md, "Namespace isolation"), or remove the grant`,
     });
   }
   return out;

@@ -17,6 +17,7 @@ import {
   combinationTargets,
   extraTargets,
   projectTargets,
+  teamTargets,
   type RenderTarget,
 } from "../matrix";
 import { renderCrossings } from "./renderCrossings";
@@ -26,9 +27,10 @@ import { chartsDir, chartsProblem } from "../upstream/reference";
 
 /**
  * The cluster tier and the combination matrix: every stack, every example, and every combination of
- * mesh x ingress x monitoring backend x tier x deny by default (test/matrix.ts), plus each cluster mode
- * and the options the combinations leave out. A combination the platform cannot build must be refused
- * with its reason, one ConfigError naming each field; every other one renders, its objects validate
+ * mesh x ingress x monitoring backend x tier x deny by default (test/matrix.ts), plus each cluster mode,
+ * the options the combinations leave out, and two teams with every mesh variant (`teamCombinations`).
+ * A combination the platform cannot build must be refused with its reason, one ConfigError naming each
+ * field; every other one renders, its objects validate
  * strictly against the published schemas, every safety invariant holds, its deployment order holds
  * (renderCrossings), and each Helm release is templated by a real Helm 3 with its pinned chart
  * and the platform's exact values, at the lowest and highest Kubernetes version the platform supports,
@@ -82,6 +84,7 @@ async function main(): Promise<number> {
     ...combinationTargets(),
     ...clusterModeTargets(),
     ...extraTargets(),
+    ...teamTargets(),
   ].filter((t) => !only || t.label.includes(only));
   const occurrences: Occurrence[] = [];
   /** Targets that went wrong outside the invariants: a refusal missing or wrong, a render failing, the order of deployment. */
@@ -143,7 +146,7 @@ async function main(): Promise<number> {
   const invariantCount = Object.keys(clusterInvariants).length;
   console.log(
     [
-      `combination matrix and cluster tier: ${targets.length} targets (stacks, examples, ${combinationTargets().length} combinations, cluster modes, options): ${refused} refused as they must be, ${targets.length - refused - failures.filter((f) => f.includes(": failed")).length} rendered`,
+      `combination matrix and cluster tier: ${targets.length} targets (stacks, examples, ${combinationTargets().length} combinations, cluster modes, options, ${teamTargets().length} team renders): ${refused} refused as they must be, ${targets.length - refused - failures.filter((f) => f.includes(": failed")).length} rendered`,
       `  object sets: ${sets} (each rendered target at ${versions.length} Kubernetes versions: ${versions.join(", ")})`,
       `  releases templated: ${releases} (${templater.runs} distinct helm runs)`,
       `  invariants checked: ${invariantCount} on each object set = ${invariantCount * sets}`,
