@@ -277,6 +277,8 @@ export function teamsInput(
   const metrics = backend === "none" ? undefined : { path: "/metrics" };
   return {
     tier: "prod",
+    // The teams' Google groups match their members only through Google Groups for RBAC.
+    cluster: { googleGroups: { securityGroup: "gke-security-groups@example.com" } },
     mesh: meshInput,
     ingress: ingressInput,
     monitoring: {

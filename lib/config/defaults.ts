@@ -187,6 +187,9 @@ export function resolveConfig(input: EnvironmentInput, stack: string): PlatformC
       // (podMonitorSelectorNilUsesHelmValues: true); the platform names its release kube-prometheus-stack.
       selectorLabels: input.monitoring?.selectorLabels ?? { release: "kube-prometheus-stack" },
       prometheusUrl: input.monitoring?.prometheusUrl,
+      // A Service's cluster name says where its Prometheus runs; an outside URL says nothing.
+      scraperNamespace:
+        input.monitoring?.scraperNamespace ?? serviceNamespaceOf(input.monitoring?.prometheusUrl),
       meshDashboards: input.monitoring?.meshDashboards ?? false,
     },
     crds: { ...input.crds },
@@ -294,4 +297,10 @@ function labelValue(value: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9_-]/g, "-")
     .slice(0, 63);
+}
+
+/** The namespace of a URL whose host is a Service's cluster name (`<service>.<namespace>.svc[.<domain>]`). */
+export function serviceNamespaceOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  return /^[a-z0-9-]+\.([a-z0-9-]+)\.svc(\.|$)/.exec(new URL(url).hostname)?.[1];
 }

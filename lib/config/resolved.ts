@@ -135,7 +135,7 @@ export interface PlatformConfig {
     readonly tls: Filled<NonNullable<Ingress["tls"]>>;
     readonly acme?: Filled<NonNullable<Ingress["acme"]>>;
   };
-  readonly monitoring: Filled<Section<"monitoring">, "prometheusUrl">;
+  readonly monitoring: Filled<Section<"monitoring">, "prometheusUrl" | "scraperNamespace">;
   /** CRD owners the user declared; lib/crds derives the rest. */
   readonly crds: Section<"crds">;
   /** Where the charts come from: absent mirror and folder means each chart's upstream repository. */

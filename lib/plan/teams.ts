@@ -124,6 +124,7 @@ export function teamPlanRules(config: PlatformConfig): ConfigProblem[] {
     });
     problems.push(...quotaRules(config, team, i));
   });
+  problems.push(...scraperRules(config));
   return problems;
 }
 
@@ -152,4 +153,25 @@ function quotaRules(config: PlatformConfig, team: Team, i: number): ConfigProble
     }
   }
   return problems;
+}
+
+/**
+ * A team's scraped apps under a Prometheus the platform cannot place: the NetworkPolicy would let every
+ * pod of the cluster in on the scraped ports (and under Istio ambient on 15008, where HBONE carries every
+ * port), so one team could call another's apps there.
+ */
+function scraperRules(config: PlatformConfig): ConfigProblem[] {
+  if (config.monitoring.backend !== "existing-prometheus" || config.monitoring.scraperNamespace) return [];
+  const scraped = config.apps.filter(
+    (a) => a.metrics && config.teams.some((t) => t.namespaces.includes(a.namespace)),
+  );
+  if (scraped.length === 0) return [];
+  return [
+    {
+      path: cfg("monitoring.scraperNamespace"),
+      problem: `is not set, and monitoring.prometheusUrl names no Service of the cluster (<service>.<namespace>.svc): the team apps ${scraped.map((a) => showValue(a.name)).join(", ")} are scraped by a Prometheus the platform cannot place, so their namespaces would let every pod in on the scraped ports, other teams' included`,
+      allowed: "the namespace your Prometheus's pods run in",
+      fix: "set platform:monitoring.scraperNamespace to that namespace, or platform:monitoring.prometheusUrl to its Service's cluster URL (http://<service>.<namespace>.svc:9090)",
+    },
+  ];
 }

@@ -33,11 +33,11 @@ export function meshNetworkOf(mesh: MeshIdentity & MeshEnforcement): MeshNetwork
 
 /**
  * Where the environment's monitoring scrapes from: the platform's Prometheus pods, Managed Prometheus's
- * collectors, or, for a Prometheus running elsewhere, any namespace: the platform does not know where it
- * runs, and a NetworkPolicy then lets the scraped ports in from every pod, as the mesh's own grant of
- * the metrics path does from the cluster's addresses.
+ * collectors, or, for a Prometheus running elsewhere, the pods of its namespace
+ * (`monitoring.scraperNamespace`); where that is unknown, any namespace, and a NetworkPolicy then lets
+ * the scraped ports in from every pod (a team's namespaces refuse that: lib/plan/teams.ts).
  */
-function scraperSource(plan: Pick<Plan, "monitoring" | "prometheus">): NetworkSource | undefined {
+function scraperSource(plan: Pick<Plan, "monitoring" | "prometheus" | "config">): NetworkSource | undefined {
   if (!plan.monitoring) return undefined;
   if (plan.monitoring.backend === "managed-prometheus")
     return {
@@ -45,9 +45,10 @@ function scraperSource(plan: Pick<Plan, "monitoring" | "prometheus">): NetworkSo
       namespace: managedPrometheusCollectors.namespace,
       podLabels: managedPrometheusCollectors.podLabels,
     };
-  return plan.prometheus
-    ? { kind: "pods", namespace: monitoringNamespace, podLabels: prometheusPodLabels }
-    : { kind: "pods" };
+  if (plan.prometheus)
+    return { kind: "pods", namespace: monitoringNamespace, podLabels: prometheusPodLabels };
+  const namespace = plan.config.monitoring.scraperNamespace;
+  return namespace ? { kind: "pods", namespace } : { kind: "pods" };
 }
 
 /** The port a monitor scrapes an app's metrics on: its own port, or the proxy's (Istio's merged metrics). */

@@ -180,16 +180,12 @@ describe.each(cases.map((c) => [c.label, c] as const))("%s", (_label, c) => {
         const v = verdict(l, pods, { namespace: from });
         expect(v.policies).toEqual(["namespace-isolation"]);
         // The NetworkPolicy refuses the app's port and the meshed call ports (Linkerd's proxy port,
-        // ambient's HBONE port), but what it opens to a Prometheus running elsewhere: from every pod, on
-        // the ports scraped in the namespace (lib/platform/networkPolicy.ts `scraperSource`). checkout
-        // serves its metrics on its app port (Istio's sidecars merge them onto the proxy's 15020 instead),
-        // and on ambient a meshed scraper comes through HBONE, so there any namespace gets in.
-        const anywhere = c.backend === "existing-prometheus" && pods === checkout;
-        const mesh = meshOf(c);
+        // ambient's HBONE port), whatever the monitoring: an existing Prometheus is let in from its own
+        // namespace only (the matrix's prometheusUrl names observability).
         const expected: [string | number, boolean][] = [
-          [pods.port, anywhere && mesh !== "istio"],
+          [pods.port, false],
           ["linkerd-proxy", false],
-          [istioFacts.hbonePort, anywhere && mesh === "ambient"],
+          [istioFacts.hbonePort, false],
         ];
         const target = { namespace: pods.namespace, podLabels: podLabels(l.views, pods.namespace, pods.app) };
         expect([
@@ -316,7 +312,7 @@ const missing = helmChartsProblem(helm);
       sets.set(c.label, made);
       return made;
     };
-    /** Where the monitoring scrapes from, as the NetworkPolicy sees it: an existing Prometheus from anywhere. */
+    /** Where the monitoring scrapes from, as the NetworkPolicy sees it: an existing Prometheus from its prometheusUrl's namespace. */
     const scraper: Record<string, string> = {
       prometheus: "monitoring",
       "managed-prometheus": "gmp-system",

@@ -276,6 +276,40 @@ describe("bad teams: one clear error each", () => {
     ]);
   });
 
+  test("a team's scraped app under an existing Prometheus the platform cannot place", () => {
+    const scraped = { ...shop, team: "payments", metrics: { path: "/metrics" } };
+    const outside = { backend: "existing-prometheus", prometheusUrl: "https://prometheus.example.com" };
+    expect(problems(input({ monitoring: outside, teams: [{ name: "payments" }], apps: [scraped] }))).toEqual([
+      {
+        path: "platform:monitoring.scraperNamespace",
+        problem:
+          'is not set, and monitoring.prometheusUrl names no Service of the cluster (<service>.<namespace>.svc): the team apps "shop" are scraped by a Prometheus the platform cannot place, so their namespaces would let every pod in on the scraped ports, other teams\' included',
+        allowed: "the namespace your Prometheus's pods run in",
+        fix: "set platform:monitoring.scraperNamespace to that namespace, or platform:monitoring.prometheusUrl to its Service's cluster URL (http://<service>.<namespace>.svc:9090)",
+      },
+    ]);
+    // Placed by the key, or by a Service's cluster URL.
+    const placed = (monitoring: Record<string, unknown>) =>
+      plan({ tier: "prod", monitoring, teams: [{ name: "payments" }], apps: [scraped] }).config.monitoring
+        .scraperNamespace;
+    expect(placed({ ...outside, scraperNamespace: "observability" })).toBe("observability");
+    expect(
+      placed({
+        backend: "existing-prometheus",
+        prometheusUrl: "http://prom.observability.svc.cluster.local:9090",
+      }),
+    ).toBe("observability");
+    // The key names an existing Prometheus only.
+    expect(problems(input({ monitoring: { scraperNamespace: "observability" } }))).toEqual([
+      {
+        path: "platform:monitoring.scraperNamespace",
+        problem:
+          'is set, but monitoring.backend is "prometheus"; it names where an existing Prometheus runs, and the platform knows where its own monitoring does',
+        fix: 'remove platform:monitoring.scraperNamespace, or set platform:monitoring.backend to "existing-prometheus"',
+      },
+    ]);
+  });
+
   test("two teams with one name; an isolation exception naming a team's namespace", () => {
     expect(problems(input({ teams: [{ name: "a" }, { name: "a", namespaces: ["a2"] }] }))).toEqual([
       {

@@ -139,15 +139,34 @@ describe("the NetworkPolicy of an isolated namespace", () => {
     ]);
   });
 
-  test("no mesh, GCE Ingress, a Prometheus the platform does not run: its scrapes from any namespace", () => {
-    const p = plan({
-      tier: "staging",
-      mesh: { kind: "none" },
-      ingress: { kind: "gce-ingress" },
-      monitoring: { backend: "existing-prometheus", prometheusUrl: "http://prometheus.obs.svc:9090" },
-      apps: [shop],
-    });
-    expect(at2(networkPolicyOf(p, "shop"), "spec", "ingress")).toEqual([
+  test("no mesh, GCE Ingress, a Prometheus the platform does not run: its scrapes from its namespace, or any", () => {
+    const policy = (monitoring: Record<string, unknown>) =>
+      at2(
+        networkPolicyOf(
+          plan({
+            tier: "staging",
+            mesh: { kind: "none" },
+            ingress: { kind: "gce-ingress" },
+            monitoring,
+            apps: [shop],
+          }),
+          "shop",
+        ),
+        "spec",
+        "ingress",
+      );
+    const existing = { backend: "existing-prometheus" };
+    // Its Service's cluster URL, or the key, places it; an outside URL does not, and every pod gets in.
+    for (const placed of [
+      { ...existing, prometheusUrl: "http://prometheus.obs.svc:9090" },
+      { ...existing, prometheusUrl: "https://prometheus.example.com", scraperNamespace: "obs" },
+    ])
+      expect(policy(placed)).toEqual([
+        sameNamespace,
+        { from: googleLoadBalancers, ports: tcp(8080) },
+        { from: [pods("obs")], ports: tcp(8080) },
+      ]);
+    expect(policy({ ...existing, prometheusUrl: "https://prometheus.example.com" })).toEqual([
       sameNamespace,
       { from: googleLoadBalancers, ports: tcp(8080) },
       { from: [pods(undefined)], ports: tcp(8080) },

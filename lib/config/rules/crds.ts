@@ -39,5 +39,15 @@ export function crdRules(input: EnvironmentInput, config: PlatformConfig): Confi
       fix: 'remove platform:monitoring.prometheusUrl, or set platform:monitoring.backend to "existing-prometheus"',
     });
   }
+  if (
+    input.monitoring?.scraperNamespace !== undefined &&
+    config.monitoring.backend !== "existing-prometheus"
+  ) {
+    problems.push({
+      path: cfg("monitoring.scraperNamespace"),
+      problem: `is set, but monitoring.backend is "${config.monitoring.backend}"; it names where an existing Prometheus runs, and the platform knows where its own monitoring does`,
+      fix: 'remove platform:monitoring.scraperNamespace, or set platform:monitoring.backend to "existing-prometheus"',
+    });
+  }
   return problems;
 }
