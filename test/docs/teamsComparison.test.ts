@@ -76,6 +76,7 @@ const stack = parse(fs.readFileSync(path.join(root, "examples/teams/Pulumi.prod.
 const example = {
   tier: stack.config["platform:tier"],
   gcp: { project: stack.config["gcp:project"], region: stack.config["gcp:region"] },
+  cluster: stack.config["platform:cluster"],
   mesh: stack.config["platform:mesh"],
   teams: stack.config["platform:teams"] as Team[],
   apps: stack.config["platform:apps"] as App[],
