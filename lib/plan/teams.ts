@@ -16,7 +16,7 @@ import {
   monitoringNamespace,
 } from "../manifests";
 import { meshNamespaces } from "../meshes";
-import { ingressControllerIdentities, managedPrometheusCollectors } from "../versions";
+import { acmeSolverPodShape, ingressControllerIdentities, managedPrometheusCollectors } from "../versions";
 
 const cfg = (path: string): string => `platform:${path}`;
 
@@ -56,11 +56,12 @@ export interface NamespaceNeed {
 /**
  * What a team namespace's apps need at most: each app's replicas plus the pod a rollout adds, each pod
  * the app container's requests and limit; one fault injector per status the namespace's routes inject
- * (`FaultInjector`), with the pod its rollout adds; and in every pod the mesh's proxy where one runs in
- * every pod (a sidecar mesh; not Istio ambient, not without a mesh).
+ * (`FaultInjector`), with the pod its rollout adds; with ACME's HTTP-01 challenges through an in-cluster
+ * controller, one solver pod per exposed host (never meshed); and in all but those the mesh's proxy where
+ * one runs in every pod (a sidecar mesh; not Istio ambient, not without a mesh).
  */
 export function namespaceNeed(
-  config: Pick<PlatformConfig, "apps" | "mesh" | "sizing">,
+  config: Pick<PlatformConfig, "apps" | "mesh" | "sizing" | "ingress">,
   namespace: string,
 ): NamespaceNeed {
   const proxy =
@@ -81,10 +82,26 @@ export function namespaceNeed(
   const statuses = new Set(
     apps.flatMap((a) => a.mesh.routes.flatMap((r) => (r.fault ? [r.fault.status] : []))),
   );
+  // With HTTP-01 through an in-cluster controller, a challenge's solver pod per host, during issuance and renewal.
+  const challenged = new Set(
+    config.ingress.acme?.solver === "http01"
+      ? apps.flatMap((a) =>
+          a.expose && a.expose.via.some((v) => v in ingressControllerIdentities) ? [a.expose.host] : [],
+        )
+      : [],
+  );
   const groups = [
     {
       pods: apps.reduce((n, a) => n + a.replicas + appPodShape.rolloutSurge, 0),
       each: withProxy(appPodShape),
+    },
+    {
+      pods: challenged.size,
+      each: {
+        cpu: acmeSolverPodShape.cpuRequestMillis / 1000,
+        memory: acmeSolverPodShape.memoryRequestMi * mi,
+        memoryLimit: acmeSolverPodShape.memoryLimitMi * mi,
+      },
     },
     {
       pods: statuses.size * (faultInjectorPodShape.replicas + faultInjectorPodShape.rolloutSurge),
@@ -146,7 +163,7 @@ function quotaRules(config: PlatformConfig, team: Team, i: number): ConfigProble
     for (const [key, has, needs] of short) {
       problems.push({
         path: cfg(`teams[${i}].quota.${key}`),
-        problem: `${showValue(has)} is less than the apps of namespace ${showValue(ns)} need: ${needs} for ${need.pods} pods (each app's replicas and each fault injector its routes need, plus the pod a rollout of each adds, each with the mesh's proxy where one runs in every pod)`,
+        problem: `${showValue(has)} is less than the apps of namespace ${showValue(ns)} need: ${needs} for ${need.pods} pods (each app's replicas and each fault injector its routes need, plus the pod a rollout of each adds, each with the mesh's proxy where one runs in every pod, and an ACME solver pod per host challenged through the ingress)`,
         allowed: `${needs} or more`,
         fix: `set platform:teams[${i}].quota.${key} to ${needs} or more, or run fewer replicas`,
       });

@@ -58,6 +58,12 @@ export interface AppArgs {
    * the account must let it (roles/iam.workloadIdentityUser, as a `Team` does). @default none
    */
   readonly googleServiceAccount?: string;
+  /**
+   * What the app's pods wait for: the Workload Identity binding that lets them act as
+   * `googleServiceAccount` (a `Team`'s `workloadIdentityBindings`), so their first token requests are
+   * not refused. @default none
+   */
+  readonly identityReady?: readonly pulumi.Resource[];
   /** Seconds the load balancers drain a terminating pod: the pod's preStop and grace period cover it. @default 30 */
   readonly drainingTimeoutSeconds?: number;
   /**
@@ -158,7 +164,10 @@ export class App extends pulumi.ComponentResource {
       port: args.port,
       sources: args.loadBalancerSources ?? googleLoadBalancerRanges,
     });
-    deploy(`${platformName}-app-${id}`, workload, lbPort && args.meshCrds ? [args.meshCrds] : []);
+    deploy(`${platformName}-app-${id}`, workload, [
+      ...(lbPort && args.meshCrds ? [args.meshCrds] : []),
+      ...(args.identityReady ?? []),
+    ]);
 
     if (scrape && args.monitoring) {
       const monitor = newChart(`monitor-${id}`);

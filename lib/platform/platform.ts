@@ -295,6 +295,7 @@ export class Platform extends pulumi.ComponentResource {
             exposure: a.exposure,
             loadBalancerSources: a.loadBalancerSources,
             googleServiceAccount: a.googleServiceAccount,
+            identityReady: this.teams.find((t) => t.name === a.app.team)?.workloadIdentityBindings,
             drainingTimeoutSeconds: config.ingress.drainingTimeoutSeconds,
             mesh: config.mesh,
             routes: a.routes,

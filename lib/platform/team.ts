@@ -77,6 +77,11 @@ export class Team extends pulumi.ComponentResource {
   readonly namespaces: readonly string[];
   /** The team's Google service account's email, where it has one. */
   readonly googleServiceAccount?: pulumi.Output<string>;
+  /**
+   * The Workload Identity bindings that let its apps' Kubernetes service accounts act as that account:
+   * what an app's pods wait for (`AppArgs.identityReady`), or their first token requests are refused.
+   */
+  readonly workloadIdentityBindings: readonly pulumi.Resource[];
 
   constructor(name: string, args: TeamArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:platform:Team", name, {}, opts);
@@ -123,14 +128,17 @@ export class Team extends pulumi.ComponentResource {
           parent,
         );
       }
-      for (const member of wi.members ?? []) {
-        new gcp.serviceaccount.IAMMember(
-          `${prefix}-team-${args.name}-wi-${uniqueName(member.replace(/^.*\[|\]$/g, ""))}`,
-          { serviceAccountId: account.name, role: "roles/iam.workloadIdentityUser", member },
-          { parent: this, dependsOn: [...(wi.poolReady ?? [])] },
-        );
-      }
+      this.workloadIdentityBindings = (wi.members ?? []).map(
+        (member) =>
+          new gcp.serviceaccount.IAMMember(
+            `${prefix}-team-${args.name}-wi-${uniqueName(member.replace(/^.*\[|\]$/g, ""))}`,
+            { serviceAccountId: account.name, role: "roles/iam.workloadIdentityUser", member },
+            { parent: this, dependsOn: [...(wi.poolReady ?? [])] },
+          ),
+      );
       this.googleServiceAccount = account.email;
+    } else {
+      this.workloadIdentityBindings = [];
     }
     this.registerOutputs({});
   }

@@ -26,3 +26,11 @@ export const ingressControllerPods = {
  * `acmeSolverListenPort`; its Service targets it, pkg/issuer/acme/http/service.go).
  */
 export const acmeHttp01SolverPort = 8089;
+
+/**
+ * An ACME HTTP-01 solver pod as its namespace's quota counts it: cert-manager's defaults, which the
+ * platform keeps (cert-manager v1.21.2 internal/apis/config/controller/v1alpha1/defaults.go
+ * `defaultACMEHTTP01SolverResource*`); one runs per pending challenge, in the Ingress's namespace, outside
+ * every mesh (each mesh's `acmeSolverPod`).
+ */
+export const acmeSolverPodShape = { cpuRequestMillis: 10, memoryRequestMi: 64, memoryLimitMi: 64 } as const;

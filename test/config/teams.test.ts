@@ -120,6 +120,36 @@ describe("what a team's apps need of its quota", () => {
     }
   });
 
+  test("an ACME HTTP-01 solver pod per host challenged through an in-cluster controller, never meshed", () => {
+    const exposed = [
+      { ...shop, team: "payments", replicas: 1, expose: { host: "pay.example.com" } },
+      {
+        ...shop,
+        name: "refunds",
+        team: "payments",
+        replicas: 1,
+        expose: { host: "pay.example.com", path: "/refunds" },
+      },
+      { ...shop, name: "admin", team: "payments", replicas: 1, expose: { host: "admin.example.com" } },
+    ];
+    const acme = (solver: string) => ({ kind: "traefik", acme: { email: "ops@example.com", solver } });
+    const mi = 1024 ** 2;
+    // Linkerd's proxy in each app pod (100m, 20Mi, 250Mi); two hosts, two solver pods of 10m, 64Mi, 64Mi.
+    const need = (ingress: Record<string, unknown>) =>
+      namespaceNeed(
+        config({ tier: "prod", ingress, teams: [{ name: "payments" }], apps: exposed }),
+        "payments",
+      );
+    expect(need(acme("http01"))).toEqual({
+      cpu: 6 * 0.2 + 2 * 0.01,
+      memory: 6 * 148 * mi + 2 * 64 * mi,
+      memoryLimit: 6 * 506 * mi + 2 * 64 * mi,
+      pods: 8,
+    });
+    // DNS-01 runs no pod in the namespace.
+    expect(need(acme("dns01")).pods).toBe(6);
+  });
+
   test("the platform's namespaces: every one the platform, its meshes, ingress and monitoring use", () => {
     for (const ns of [
       certManagerNamespace,
@@ -206,14 +236,14 @@ describe("bad teams: one clear error each", () => {
       {
         path: "platform:teams[0].quota.requests.cpu",
         problem:
-          '"500m" is less than the apps of namespace "a" need: 800m for 4 pods (each app\'s replicas and each fault injector its routes need, plus the pod a rollout of each adds, each with the mesh\'s proxy where one runs in every pod)',
+          '"500m" is less than the apps of namespace "a" need: 800m for 4 pods (each app\'s replicas and each fault injector its routes need, plus the pod a rollout of each adds, each with the mesh\'s proxy where one runs in every pod, and an ACME solver pod per host challenged through the ingress)',
         allowed: "800m or more",
         fix: "set platform:teams[0].quota.requests.cpu to 800m or more, or run fewer replicas",
       },
       {
         path: "platform:teams[0].quota.pods",
         problem:
-          "3 is less than the apps of namespace \"a\" need: 4 for 4 pods (each app's replicas and each fault injector its routes need, plus the pod a rollout of each adds, each with the mesh's proxy where one runs in every pod)",
+          "3 is less than the apps of namespace \"a\" need: 4 for 4 pods (each app's replicas and each fault injector its routes need, plus the pod a rollout of each adds, each with the mesh's proxy where one runs in every pod, and an ACME solver pod per host challenged through the ingress)",
         allowed: "4 or more",
         fix: "set platform:teams[0].quota.pods to 4 or more, or run fewer replicas",
       },

@@ -6,7 +6,7 @@ import { Team } from "../../lib/platform";
 import * as path from "path";
 import { renderProject, viewsOf, type RenderResult } from "../../lib/render";
 import { checkInvariants } from "../../lib/safety";
-import { at, config, find, render, renderPlatform } from "../helpers";
+import { at, config, find, render, renderPlatform, waitsFor } from "../helpers";
 
 /**
  * Teams (docs/teams.md): each team's namespaces with their quota, limits and access; and who reaches a
@@ -178,6 +178,10 @@ describe("a team's namespaces hold its quota, limits and access", () => {
     );
     const cluster = result.resources.find((r) => r.type === "gcp:container/cluster:Cluster");
     expect(cluster && binding?.dependencies.includes(cluster.key)).toBe(true);
+    // The app's pods wait for the binding, or their first token requests are refused.
+    expect(binding && waitsFor(result, find(result, "Deployment", "pay", "payments")).has(binding.key)).toBe(
+      true,
+    );
     expect(at(find(result, "ServiceAccount", "pay", "payments"), "metadata", "annotations")).toEqual({
       "iam.gke.io/gcp-service-account": "team-payments@acme-test.iam.gserviceaccount.com",
     });
