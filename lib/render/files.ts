@@ -212,7 +212,11 @@ export function summary(result: RenderResult, outDir: string): string {
   const customs = result.resources.filter((r) => r.custom);
   const components = result.resources.filter((r) => !r.custom);
   const children = new Map<string | undefined, RenderedResource[]>();
-  for (const r of result.resources) children.set(r.parent, [...(children.get(r.parent) ?? []), r]);
+  for (const r of result.resources) {
+    const list = children.get(r.parent);
+    if (list) list.push(r);
+    else children.set(r.parent, [r]);
+  }
   const counts = (list: readonly RenderedResource[]): string => {
     const byKind = new Map<string, number>();
     for (const r of list) byKind.set(kindOf(r), (byKind.get(kindOf(r)) ?? 0) + 1);
@@ -230,7 +234,11 @@ export function summary(result: RenderResult, outDir: string): string {
   const list = (parent: string | undefined, indent: string): void => {
     const kids = (children.get(parent) ?? []).filter((r) => !r.custom);
     const byType = new Map<string, RenderedResource[]>();
-    for (const c of kids) byType.set(c.type, [...(byType.get(c.type) ?? []), c]);
+    for (const c of kids) {
+      const same = byType.get(c.type);
+      if (same) same.push(c);
+      else byType.set(c.type, [c]);
+    }
     for (const c of kids) {
       const same = byType.get(c.type) ?? [];
       if (same.length > foldAbove) {

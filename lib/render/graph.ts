@@ -32,7 +32,12 @@ export function applyOrder<R extends GraphResource>(resources: readonly R[]): R[
   for (const r of customs) {
     const deps = r.dependencies.filter((d) => byKey.has(d));
     waiting.set(r.key, deps.length);
-    for (const d of deps) dependents.set(d, [...(dependents.get(d) ?? []), r.key]);
+    // Appended in place: a provider or control plane has thousands of dependents.
+    for (const d of deps) {
+      const list = dependents.get(d);
+      if (list) list.push(r.key);
+      else dependents.set(d, [r.key]);
+    }
   }
   const ready = new MinHeap<R>(compareForApply);
   for (const r of customs) if (waiting.get(r.key) === 0) ready.push(r);
@@ -87,7 +92,11 @@ export function mermaid({ resources, order }: OrderedResources): string {
   resources.forEach((r, i) => ids.set(r.key, `${r.custom ? "r" : "c"}${i}`));
   const childrenOf = new Map<string | undefined, GraphResource[]>();
   const position = new Map(order.map((r, i) => [r.key, i]));
-  for (const r of resources) childrenOf.set(r.parent, [...(childrenOf.get(r.parent) ?? []), r]);
+  for (const r of resources) {
+    const list = childrenOf.get(r.parent);
+    if (list) list.push(r);
+    else childrenOf.set(r.parent, [r]);
+  }
 
   const lines = ["flowchart LR"];
   const emit = (parent: string | undefined, indent: string): void => {

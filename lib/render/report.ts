@@ -161,7 +161,11 @@ export function summaryText(rendered: RenderedStack, report: StackReport): strin
   const list = (parent: string | undefined, indent: string): void => {
     const kids = names.childComponents(parent);
     const byType = new Map<string, RenderedResource[]>();
-    for (const k of kids) byType.set(k.type, [...(byType.get(k.type) ?? []), k]);
+    for (const k of kids) {
+      const same = byType.get(k.type);
+      if (same) same.push(k);
+      else byType.set(k.type, [k]);
+    }
     for (const k of kids) {
       const same = byType.get(k.type) ?? [];
       if (same.length > foldAbove) {
@@ -245,7 +249,11 @@ function objectName(r: RenderedResource): string | undefined {
 function namer(resources: readonly RenderedResource[]) {
   const byKey = new Map(resources.map((r) => [r.key, r]));
   const children = new Map<string | undefined, RenderedResource[]>();
-  for (const r of resources) children.set(r.parent, [...(children.get(r.parent) ?? []), r]);
+  for (const r of resources) {
+    const list = children.get(r.parent);
+    if (list) list.push(r);
+    else children.set(r.parent, [r]);
+  }
   const ownResources = (key: string | undefined) => (children.get(key) ?? []).filter((r) => r.custom);
   const childComponents = (key: string | undefined) => (children.get(key) ?? []).filter((r) => !r.custom);
   /** A name without its parent's as prefix: `gke-dev-apis` in `gke-dev` is `apis`. */

@@ -52,7 +52,10 @@ export function singleCrdOwner(resources: readonly ResourceView[]): Violation[] 
     if (object(r).kind !== "CustomResourceDefinition" || typeof group !== "string") continue;
     if (chartPrefixes.some((p) => r.name.startsWith(p))) continue;
     const family = crdFamilyOf(group);
-    if (family) handWritten.set(family, [...(handWritten.get(family) ?? []), key(r)]);
+    if (!family) continue;
+    const crds = handWritten.get(family);
+    if (crds) crds.push(key(r));
+    else handWritten.set(family, [key(r)]);
   }
   for (const [family, crds] of handWritten) {
     add(family, {
