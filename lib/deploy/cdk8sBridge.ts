@@ -47,6 +47,26 @@ const typed: Record<string, Create> = {
 const custom: Create = (n, o, opts) =>
   new k8s.apiextensions.CustomResource(n, args<k8s.apiextensions.CustomResourceArgs>(o), opts);
 
+/**
+ * The Pulumi type of an object's `@pulumi/kubernetes` resource, as its class registers it: the core group
+ * as `core/v1`, every other group as its apiVersion (the typed classes and `CustomResource` alike).
+ */
+export function kubernetesType(o: Pick<KubeObject, "apiVersion" | "kind">): string {
+  return `kubernetes:${o.apiVersion.includes("/") ? o.apiVersion : `core/${o.apiVersion}`}:${o.kind}`;
+}
+
+/** URNs known when the program starts: components registered directly under the stack (`rememberTopLevelUrn`). */
+const knownUrns = new WeakMap<pulumi.Resource, string>();
+
+/**
+ * Remembers the URN of a resource registered directly under the stack, which its type and name fix
+ * (`urn:pulumi:<stack>::<project>::<type>::<name>`), so objects that were its children can be aliased
+ * to their old URNs as plain strings (`DeployChartOptions.formerParent`).
+ */
+export function rememberTopLevelUrn(resource: pulumi.Resource, type: string, name: string): void {
+  knownUrns.set(resource, `urn:pulumi:${pulumi.getStack()}::${pulumi.getProject()}::${type}::${name}`);
+}
+
 /** A Kubernetes object as its `@pulumi/kubernetes` resource: the typed class where there is one. */
 export function kubernetesResource(
   name: string,
@@ -72,6 +92,13 @@ export interface DeployChartOptions {
   readonly retainOnDelete?: boolean;
   /** Where the objects were before (another parent), so moving them replaces nothing. @default none */
   readonly aliases?: readonly pulumi.Alias[];
+  /**
+   * The parent the objects had before, so moving them under `parent` replaces nothing: each is aliased
+   * to its URN under it. Where that parent's URN is known (`rememberTopLevelUrn`), the alias is that URN
+   * as a plain string; otherwise it is the parent's URN as an Output, and the SDK makes the old URN
+   * for each object, several Outputs each that live as long as the program. @default none
+   */
+  readonly formerParent?: pulumi.Resource;
 }
 
 /** The Pulumi resources of a deployed chart, by `kind/namespace/name`. */
@@ -89,6 +116,12 @@ export function objectKey(o: Pick<KubeObject, "kind" | "metadata">): string {
 export function deployChart(prefix: string, chart: Chart, opts: DeployChartOptions): DeployedObjects {
   const objects = synth(chart);
   const namespaces = new Map<string, pulumi.Resource>(opts.namespaces ?? []);
+  const former = opts.formerParent;
+  const formerUrn = former ? knownUrns.get(former) : undefined;
+  // The URN a child of the former parent had, less the child's type and name.
+  const formerPrefix = formerUrn ? `${formerUrn.slice(0, formerUrn.lastIndexOf("::"))}$` : undefined;
+  // (The parent's URN, not the parent: an alias holding a resource makes the SDK walk its whole object graph.)
+  const formerAlias: pulumi.Alias | undefined = former && !formerPrefix ? { parent: former.urn } : undefined;
   const out = new Map<string, pulumi.CustomResource>();
   // Namespaces first, so objects inside them can depend on them.
   const ordered = [
@@ -98,13 +131,19 @@ export function deployChart(prefix: string, chart: Chart, opts: DeployChartOptio
   for (const o of ordered) {
     const ns = o.metadata.namespace;
     const nsDep = ns !== undefined ? namespaces.get(ns) : undefined;
-    const resource = kubernetesResource(resourceName(prefix, o), o, {
+    const name = resourceName(prefix, o);
+    const aliases = [
+      ...(opts.aliases ?? []),
+      ...(formerPrefix ? [`${formerPrefix}${kubernetesType(o)}::${name}`] : []),
+      ...(formerAlias ? [formerAlias] : []),
+    ];
+    const resource = kubernetesResource(name, o, {
       provider: opts.provider,
       parent: opts.parent,
       // Once each: the namespace may also be among the chart's own dependencies.
       dependsOn: [...new Set([...(opts.dependsOn ?? []), ...(nsDep ? [nsDep] : [])])],
       retainOnDelete: opts.retainOnDelete,
-      ...(opts.aliases ? { aliases: [...opts.aliases] } : {}),
+      ...(aliases.length > 0 ? { aliases } : {}),
     });
     if (o.kind === "Namespace") namespaces.set(o.metadata.name, resource);
     out.set(objectKey(o), resource);

@@ -114,15 +114,14 @@ export class App extends pulumi.ComponentResource {
       ? new Map([[args.namespace, args.namespaceResource]])
       : undefined;
     // Before the App component, these objects were the Platform's children: the alias keeps them.
-    // (Its URN, not the resource: an alias holding a resource makes the SDK walk that resource's whole object graph.)
-    const aliases = opts?.parent ? [{ parent: opts.parent.urn }] : undefined;
+    const formerParent = opts?.parent;
     const deploy = (prefix: string, chart: Chart, dependsOn: readonly pulumi.Resource[] = []) => [
       ...deployChart(prefix, chart, {
         provider: args.provider,
         parent: this,
         namespaces,
         dependsOn,
-        aliases,
+        formerParent,
       }).values(),
     ];
     const platformName = args.resourcePrefix ?? name;

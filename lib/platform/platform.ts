@@ -10,7 +10,14 @@ import {
 } from "../addons";
 import type { EnvironmentInput, PlatformConfig } from "../config";
 import type { CrdOwners } from "../crds";
-import { deployChart, newChart, objectKey, type ChartContext, type MonitoringRef } from "../deploy";
+import {
+  deployChart,
+  newChart,
+  objectKey,
+  rememberTopLevelUrn,
+  type ChartContext,
+  type MonitoringRef,
+} from "../deploy";
 import { Edge, ExistingCluster, GkeCluster, edgeApis, type ClusterAccess } from "../gcp";
 import { PlatformNamespace } from "../manifests";
 import type { MeshIdentity, MeshPodContract } from "../meshes";
@@ -72,6 +79,9 @@ export class Platform extends pulumi.ComponentResource {
 
   constructor(name: string, args: PlatformArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:platform:Platform", name, {}, opts);
+    // Directly under the stack, its URN is known now: its apps' objects are aliased to their URNs under
+    // it (from before the App component) as plain strings, not Outputs the SDK computes per object.
+    if (!opts?.parent) rememberTopLevelUrn(this, "gke-mesh-platform:platform:Platform", name);
     // Every problem is found before any resource exists: a bad config never half-applies.
     const plan = "plan" in args ? args.plan : resolvePlan(args.config, pulumi.getStack());
     const config = plan.config;
