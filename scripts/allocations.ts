@@ -3,7 +3,14 @@ import * as fs from "fs";
 import * as inspector from "inspector";
 import * as os from "os";
 import * as path from "path";
-import { evaluateBench, nodeFlags, renderBench } from "./bench";
+import {
+  evaluateBench,
+  floorResources,
+  nodeFlags,
+  renderBench,
+  renderFloor,
+  type FloorResource,
+} from "./bench";
 
 /**
  * `npm run bench:allocations`: where the bytes a render (or the `pulumi up`-shaped evaluation) allocates
@@ -14,7 +21,9 @@ import { evaluateBench, nodeFlags, renderBench } from "./bench";
  *
  *   npm run bench:allocations -- --apps=1000 --kind=render --top=25 --interval=16384
  *
- * `--kind=deploy` measures the program as `pulumi up` evaluates it (scripts/bench.ts `evaluateBench`).
+ * `--kind=deploy` measures the program as `pulumi up` evaluates it (scripts/bench.ts `evaluateBench`);
+ * `--kind=floor` the bench's Kubernetes-objects floor (the same objects registered directly, rendered
+ * first, outside the profile), so the SDK's own share shows beside the platform's.
  * `--live` keeps only the objects still live when the run ends: what the run holds on to, not its garbage.
  * `--json=FILE` also writes the aggregated figures, to compare two runs.
  */
@@ -149,6 +158,8 @@ async function child(
   live: boolean,
   out: string,
 ): Promise<void> {
+  // The floor's resources come from a render of the same environment, made before the profile starts.
+  let floor: FloorResource[] = kind === "floor" ? floorResources(await renderBench(apps)) : [];
   const session = new inspector.Session();
   session.connect();
   (globalThis as { gc?: () => void }).gc?.();
@@ -160,7 +171,11 @@ async function child(
     includeObjectsCollectedByMinorGC: !live,
   });
   if (kind === "deploy") await evaluateBench(apps);
-  else await renderBench(apps);
+  else if (kind === "floor") {
+    const resources = floor;
+    floor = [];
+    await renderFloor(resources, "kubernetes");
+  } else await renderBench(apps);
   const { profile } = await post<{ profile: { head: ProfileNode } }>(session, "HeapProfiler.stopSampling");
   session.disconnect();
   fs.writeFileSync(out, JSON.stringify(aggregate(profile.head)));
@@ -174,9 +189,9 @@ function main(): void {
     process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
   const apps = Number(arg("apps", "1000"));
   const kind = arg("kind", "render");
-  if (kind !== "render" && kind !== "deploy") {
+  if (kind !== "render" && kind !== "deploy" && kind !== "floor") {
     throw new Error(
-      `--kind=${kind}: the kind is render (the offline render) or deploy (as pulumi up evaluates)`,
+      `--kind=${kind}: the kind is render (the offline render), deploy (as pulumi up evaluates) or floor (the same Kubernetes objects registered directly, as the bench's floor)`,
     );
   }
   const n = Number(arg("top", "25"));

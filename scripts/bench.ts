@@ -59,7 +59,7 @@ export function evaluateBench(n: number): Promise<void> {
   });
 }
 
-interface FloorResource {
+export interface FloorResource {
   readonly type: string;
   readonly name: string;
   readonly inputs: Record<string, unknown>;
@@ -81,7 +81,7 @@ const isKubernetesObject = (r: FloorResource) =>
  * `kubernetes` is the floor as the issue defines it: the Kubernetes objects alone. `all` adds the
  * rest (Google Cloud resources, Helm releases) by type, since the library registers those too.
  */
-function renderFloor(
+export function renderFloor(
   resources: readonly FloorResource[],
   which: "kubernetes" | "all",
 ): Promise<RenderResult> {
@@ -99,6 +99,13 @@ function renderFloor(
       return {};
     },
   });
+}
+
+/** The floor's resources: the custom resources a render registered, providers left out. */
+export function floorResources(result: RenderResult): FloorResource[] {
+  return result.resources
+    .filter((r) => r.custom && !r.type.startsWith("pulumi:providers:"))
+    .map((r) => ({ type: r.type, name: r.name, inputs: r.inputs }));
 }
 
 interface Measurement {
@@ -176,10 +183,7 @@ async function child(kind: Kind, n: number, floorFile: string): Promise<void> {
     (r) => r.custom && !r.type.startsWith("pulumi:providers:"),
   );
   if (kind === "platform") {
-    fs.writeFileSync(
-      floorFile,
-      JSON.stringify(customs.map((r) => ({ type: r.type, name: r.name, inputs: r.inputs }))),
-    );
+    fs.writeFileSync(floorFile, JSON.stringify(floorResources(result as RenderResult)));
   }
   const criticalSteps = kind === "platform" && result ? criticalPath(result.resources) : undefined;
   result = undefined;
@@ -245,6 +249,9 @@ interface Row {
   readonly allocatedMb: number;
   readonly gcMs: number;
   readonly floorMs: number;
+  /** The Kubernetes-objects floor's peak RSS and allocation: the SDK's own share of the platform's. */
+  readonly floorPeakRssMb: number;
+  readonly floorAllocatedMb: number;
   readonly ratioToFloor: number;
   readonly floorAllMs: number;
   readonly ratioToFloorAll: number;
@@ -326,6 +333,8 @@ function main(): void {
       allocatedMb: Math.round(platform.allocatedMb),
       gcMs: Math.round(platform.gcMs),
       floorMs: Math.round(floor.wallMs),
+      floorPeakRssMb: Math.round(floor.peakRssMb),
+      floorAllocatedMb: Math.round(floor.allocatedMb),
       ratioToFloor: +(platform.wallMs / floor.wallMs).toFixed(2),
       floorAllMs: Math.round(floorAll.wallMs),
       ratioToFloorAll: +(platform.wallMs / floorAll.wallMs).toFixed(2),
