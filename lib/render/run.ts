@@ -222,7 +222,16 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
   // under source maps (tsx, ts-jest) formatting them dominates a large render. Errors raised during
   // the render have no frames then: RENDER_DEBUG=1 keeps them.
   const stackTraceLimit = Error.stackTraceLimit;
-  if (!process.env.RENDER_DEBUG) Error.stackTraceLimit = 0;
+  // Node's own formatter (source maps included) when none is set: restored as found.
+  const prepareStackTrace = Object.getOwnPropertyDescriptor(Error, "prepareStackTrace");
+  if (!process.env.RENDER_DEBUG) {
+    Error.stackTraceLimit = 0;
+    // The SDK also reads the whole stack of every resource it registers (@pulumi/pulumi resource.js
+    // `callsites`, which lifts the limit), for source positions only an engine shows: formatted through
+    // source maps and marshalled per frame, it was an eighth of a large render's allocation. A render
+    // reports no source positions, so every stack formats as its first line only, as under the limit.
+    Error.prepareStackTrace = (error: Error) => Error.prototype.toString.call(error);
+  }
   // Without an engine, the SDK prints `pulumi.log.warn` through console.warn; collect it instead.
   console.warn = (...parts: unknown[]) => {
     warnings.push(
@@ -255,6 +264,8 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
     process.chdir(cwd);
     console.warn = consoleWarn;
     Error.stackTraceLimit = stackTraceLimit;
+    if (prepareStackTrace) Object.defineProperty(Error, "prepareStackTrace", prepareStackTrace);
+    else Reflect.deleteProperty(Error, "prepareStackTrace");
   }
   if (failure) throw failure.error;
 
