@@ -3,6 +3,7 @@ import {
   type MeshGrant,
   type MeshSource,
   type AdmittedPod,
+  type InjectedProxy,
   type MeshAdmission,
 } from "../meshes";
 import { meshAdmissions, cidrWithin, refusedProbes } from "../meshes/models";
@@ -48,6 +49,24 @@ function namespacesIn(
   };
 }
 
+/** The Helm values of the program's releases of a chart. */
+const releaseValues = (resources: readonly ResourceView[], chart: string): Obj[] =>
+  resources
+    .filter((r) => r.type === helmRelease && at(r.inputs, "chart") === chart)
+    .map((r) => (isObj(at(r.inputs, "values")) ? (at(r.inputs, "values") as Obj) : {}));
+
+/** What a mesh's injector adds to a pod that asks for its proxy, given the control planes serving it. */
+function injectedProxies(
+  resources: readonly ResourceView[],
+  admission: MeshAdmission,
+  pod: AdmittedPod,
+): InjectedProxy[] {
+  if (!admission.asksForProxy(pod)) return [];
+  const serving = admission.servingControlPlanes(pod, releaseValues(resources, admission.proxyConfigChart));
+  // Without a release in the program, the chart's defaults decide.
+  return (serving.length > 0 ? serving : [{}]).map((values) => admission.proxy(pod, values));
+}
+
 /**
  * Jobs and CronJobs whose pods get a proxy that is not a native sidecar, decided by each mesh's own
  * admission model (lib/meshes/<mesh>/admission.ts, which the cluster tier runs too): whether the pod
@@ -55,19 +74,11 @@ function namespacesIn(
  */
 export function jobsFinish(resources: readonly ResourceView[]): Violation[] {
   const namespaceOf = namespacesIn(resources);
-  const controlPlanes = (chart: string): Obj[] =>
-    resources
-      .filter((r) => r.type === helmRelease && at(r.inputs, "chart") === chart)
-      .map((r) => (isObj(at(r.inputs, "values")) ? (at(r.inputs, "values") as Obj) : {}));
   /** A classic sidecar: the proxy among the pod's containers, not a native (init) sidecar. */
-  const keepsRunning = (admission: MeshAdmission, pod: AdmittedPod): boolean => {
-    if (!admission.asksForProxy(pod)) return false;
-    const serving = admission.servingControlPlanes(pod, controlPlanes(admission.proxyConfigChart));
-    // Without a release in the program, the chart's defaults decide.
-    return (serving.length > 0 ? serving : [{}]).some((values) =>
-      admission.proxy(pod, values).containers.some((c) => c.name === admission.proxyContainer),
+  const keepsRunning = (admission: MeshAdmission, pod: AdmittedPod): boolean =>
+    injectedProxies(resources, admission, pod).some((proxy) =>
+      proxy.containers.some((c) => c.name === admission.proxyContainer),
     );
-  };
   const out: Violation[] = [];
   for (const r of resources) {
     const o = object(r);
@@ -210,13 +221,72 @@ export interface NetworkPolicyModel {
   policiesOf(target: NetworkPolicyTarget): string[];
 }
 
+/** Where each workload kind holds its pod template (a Pod is its own). */
+const podTemplatePaths: Readonly<Record<string, readonly string[]>> = {
+  Pod: [],
+  Deployment: ["spec", "template"],
+  ReplicaSet: ["spec", "template"],
+  StatefulSet: ["spec", "template"],
+  DaemonSet: ["spec", "template"],
+  Job: ["spec", "template"],
+  CronJob: ["spec", "jobTemplate", "spec", "template"],
+};
+
+/**
+ * The container ports of the program's pods in a namespace whose labels include the given ones, by
+ * name: their containers' and init containers' (native sidecars among them), and those of the proxy a
+ * mesh's injector adds (lib/meshes/<mesh>/admission.ts). A name the pods declare with more than one
+ * number is left out: it means no one port.
+ */
+function namedPorts(resources: readonly ResourceView[], target: NetworkPolicyTarget): Map<string, number> {
+  const namespaceOf = namespacesIn(resources);
+  const ns = namespaceOf(target.namespace);
+  const numbers = new Map<string, Set<number>>();
+  const declare = (ports: unknown) => {
+    for (const p of Array.isArray(ports) ? ports : []) {
+      const name = str(at(p, "name"));
+      const number = at(p, "containerPort");
+      if (name !== undefined && typeof number === "number")
+        numbers.set(name, new Set([...(numbers.get(name) ?? []), number]));
+    }
+  };
+  for (const r of resources) {
+    const o = object(r);
+    const path = podTemplatePaths[o.kind ?? ""];
+    if (path === undefined || !r.type.startsWith("kubernetes:") || o.namespace !== target.namespace) continue;
+    const template = path.length === 0 ? r.inputs : at(r.inputs, ...path);
+    const labels = stringsOf((at(template, "metadata", "labels") ?? {}) as Obj);
+    if (!Object.entries(target.podLabels).every(([k, v]) => labels[k] === v)) continue;
+    for (const c of [
+      ...((at(template, "spec", "containers") as unknown[] | undefined) ?? []),
+      ...((at(template, "spec", "initContainers") as unknown[] | undefined) ?? []),
+    ])
+      declare(at(c, "ports"));
+    const pod: AdmittedPod = {
+      labels,
+      annotations: stringsOf((at(template, "metadata", "annotations") ?? {}) as Obj),
+      namespaceLabels: ns.labels,
+      namespaceAnnotations: ns.annotations,
+      workload: o.name ?? "",
+      workloadKind: o.kind ?? "",
+    };
+    for (const admission of meshAdmissions)
+      for (const proxy of injectedProxies(resources, admission, pod))
+        for (const c of [...proxy.containers, ...proxy.initContainers]) declare(c.ports);
+  }
+  return new Map([...numbers].filter(([, n]) => n.size === 1).map(([name, n]) => [name, [...n][0]] as const));
+}
+
 /**
  * The program's NetworkPolicies as the API server's semantics apply them to a connection: pods no
  * isolating policy selects take every connection; the others take one that some rule of a policy
  * selecting them admits, by its peer (`peerAdmits`: a namespace's workloads or an address range; a
  * peer's podSelector is not judged, a namespace source standing for any of its workloads) and port (a
- * number, or a container port's name as the policy writes it). Traffic from the pods' own node
- * (kubelet) is always admitted and not modelled.
+ * number, or a container port's name). A name, in the policy or asked about, is judged by the number
+ * the pods declare for it (`namedPorts`, init containers and the injected proxy among them), so a
+ * policy's 4143 admits what asks for `linkerd-proxy` and the other way round; a name the pods do not
+ * declare matches only itself. Traffic from the pods' own node (kubelet) is always admitted and not
+ * modelled.
  */
 export function networkPolicyModel(resources: readonly ResourceView[]): NetworkPolicyModel {
   const policies = resources.filter(
@@ -237,23 +307,23 @@ export function networkPolicyModel(resources: readonly ResourceView[]): NetworkP
     );
   const admits = (target: NetworkPolicyTarget, source: MeshSource, port: number | string): boolean => {
     const policiesHere = applying(target);
-    return (
-      policiesHere.length === 0 ||
-      policiesHere.some((p) =>
-        ((at(p.inputs, "spec", "ingress") as Obj[] | undefined) ?? []).some((rule) => {
-          const from = rule.from as Obj[] | undefined;
-          const ports = rule.ports as Obj[] | undefined;
-          const sourceOk =
-            from === undefined ||
-            from.length === 0 ||
-            from.some((peer) => peerAdmits(peer, source, target.namespace, namespaceLabels));
-          const portOk =
-            ports === undefined ||
-            ports.length === 0 ||
-            ports.some((q) => q.port === undefined || q.port === port);
-          return sourceOk && portOk;
-        }),
-      )
+    if (policiesHere.length === 0) return true;
+    const names = namedPorts(resources, target);
+    const means = (p: unknown): unknown => (typeof p === "string" ? (names.get(p) ?? p) : p);
+    return policiesHere.some((p) =>
+      ((at(p.inputs, "spec", "ingress") as Obj[] | undefined) ?? []).some((rule) => {
+        const from = rule.from as Obj[] | undefined;
+        const ports = rule.ports as Obj[] | undefined;
+        const sourceOk =
+          from === undefined ||
+          from.length === 0 ||
+          from.some((peer) => peerAdmits(peer, source, target.namespace, namespaceLabels));
+        const portOk =
+          ports === undefined ||
+          ports.length === 0 ||
+          ports.some((q) => q.port === undefined || q.port === port || means(q.port) === means(port));
+        return sourceOk && portOk;
+      }),
     );
   };
   return Object.assign(admits, {

@@ -24,6 +24,14 @@ export const linkerdFacts = {
   extensionAdminPort: "admin",
   /** The proxy's admin port and container (charts/partials/templates/_proxy.tpl). */
   proxyAdminPort: "linkerd-admin",
+  /**
+   * The admin port's number (linkerd2 edge-26.8.3 charts/linkerd-control-plane/values.yaml
+   * `proxy.ports.admin`; charts/partials/templates/_proxy.tpl declares it as `linkerd-admin`).
+   * NetworkPolicies name it by number: with the proxy a native sidecar, the named port is on an init
+   * container, which implementations may not resolve (kubernetes/kubernetes#125285; Calico fixed it in
+   * projectcalico/calico#8885).
+   */
+  proxyAdminPortNumber: 4191,
   proxyContainer: "linkerd-proxy",
   /** The injector makes the proxy a native sidecar unless told otherwise (linkerd-control-plane values.yaml proxy.nativeSidecar). */
   nativeSidecarDefault: true,
@@ -111,6 +119,12 @@ export const linkerdFacts = {
    * 2-edge/common-errors/network-policy.md: a NetworkPolicy that blocks it blocks all meshed traffic).
    */
   proxyInboundPort: "linkerd-proxy",
+  /**
+   * The inbound port's number (linkerd2 edge-26.8.3 charts/linkerd-control-plane/values.yaml
+   * `proxy.ports.inbound`; _proxy.tpl declares it as `linkerd-proxy`), which NetworkPolicies use for the
+   * reason proxyAdminPortNumber gives.
+   */
+  proxyInboundPortNumber: 4143,
   /**
    * The proxy's tap (control) port, which linkerd-viz's tap server dials on every meshed pod
    * (`proxy.ports.control`, values.yaml; viz/tap/api/main.go `-tap-port` 4190). The pod declares no

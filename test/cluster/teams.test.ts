@@ -22,6 +22,7 @@ import {
   googleLoadBalancerRanges,
   ingressControllerIdentities,
   istioFacts,
+  linkerdFacts,
   supportedKubernetes,
 } from "../../lib/versions";
 import { meshVariants, teamCombinations, teamTargets, type Combination } from "../matrix";
@@ -184,7 +185,9 @@ describe.each(cases.map((c) => [c.label, c] as const))("%s", (_label, c) => {
         // namespace only (the matrix's prometheusUrl names observability).
         const expected: [string | number, boolean][] = [
           [pods.port, false],
-          ["linkerd-proxy", false],
+          [linkerdFacts.proxyInboundPortNumber, false],
+          // The model judges the port's name by the number the injected proxy declares for it.
+          [linkerdFacts.proxyInboundPort, false],
           [istioFacts.hbonePort, false],
         ];
         const target = { namespace: pods.namespace, podLabels: podLabels(l.views, pods.namespace, pods.app) };

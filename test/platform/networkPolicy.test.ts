@@ -55,7 +55,7 @@ describe("the NetworkPolicy of an isolated namespace", () => {
           // Google's front ends and health checks reach the NEG's pods directly.
           { from: googleLoadBalancers, ports: tcp(8080) },
           // The app's metrics on its port, the proxy's on its admin port.
-          { from: [prometheus], ports: tcp(8080, "linkerd-admin") },
+          { from: [prometheus], ports: tcp(4191, 8080) },
           // linkerd-viz's tap server, on the proxy's tap port.
           {
             from: [pods("linkerd-viz", { "linkerd.io/extension": "viz", component: "tap" })],
@@ -89,14 +89,14 @@ describe("the NetworkPolicy of an isolated namespace", () => {
       // calls its routes send to the fault injector on the injector's.
       {
         from: [pods("traefik", { "app.kubernetes.io/name": "traefik" })],
-        ports: tcp(8080, 8089, 9090, "linkerd-proxy"),
+        ports: tcp(4143, 8080, 8089, 9090),
       },
       {
         from: [pods("gmp-system", { "app.kubernetes.io/name": "collector" })],
-        ports: tcp(9090, "linkerd-admin"),
+        ports: tcp(4191, 9090),
       },
-      { from: [pods("billing")], ports: tcp(8080, 9090, "linkerd-proxy") },
-      { from: [pods("ops")], ports: tcp(8080, 9090, "linkerd-proxy") },
+      { from: [pods("billing")], ports: tcp(4143, 8080, 9090) },
+      { from: [pods("ops")], ports: tcp(4143, 8080, 9090) },
     ]);
   });
 

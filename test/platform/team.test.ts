@@ -6,6 +6,7 @@ import { Team } from "../../lib/platform";
 import * as path from "path";
 import { renderProject, viewsOf, type RenderResult } from "../../lib/render";
 import { checkInvariants } from "../../lib/safety";
+import { linkerdFacts } from "../../lib/versions";
 import { at, config, find, render, renderPlatform, waitsFor } from "../helpers";
 
 /**
@@ -368,8 +369,9 @@ describe("who reaches a team's pods, each direction, through the mesh's models a
   test.each(Object.entries(variants))("%s", async (_, variant) => {
     const result = await renderPlatform({ tier: "prod", cluster: groupsRbac, teams, apps, ...variant });
     const linkerd = (variant.mesh as { kind: string }).kind === "linkerd";
-    // Linkerd's meshed calls arrive on its proxy's inbound port (the pod's named port); Istio's on the app's.
-    const meshed = linkerd ? "linkerd-proxy" : undefined;
+    // Linkerd's meshed calls arrive on its proxy's inbound port (by number: the native sidecar's named
+    // port is on an init container); Istio's on the app's.
+    const meshed = linkerd ? linkerdFacts.proxyInboundPortNumber : undefined;
     // The mesh lets in: a team's own other namespaces, and search into payments (payments' allowFrom);
     // never payments into search. Linkerd's model names callers from other namespaces; Istio's, too.
     const callers = meshCallers(result);
@@ -438,9 +440,13 @@ test("examples/teams: two teams and a service both may call, and not each other"
     ["search-api", "payments", false],
     ["payments", "shared", false],
   ];
-  expect(cases.map(([ns, from]) => [ns, from, networkAdmits(result, ns, from, "linkerd-proxy")])).toEqual(
-    cases,
-  );
+  expect(
+    cases.map(([ns, from]) => [
+      ns,
+      from,
+      networkAdmits(result, ns, from, linkerdFacts.proxyInboundPortNumber),
+    ]),
+  ).toEqual(cases);
   expect(at(find(result, "ResourceQuota", "team-search", "search-jobs"), "spec")).toEqual({
     hard: { "requests.cpu": "4", "requests.memory": "8Gi", "limits.memory": "16Gi", pods: "40" },
   });

@@ -2,6 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import { Platform } from "../../lib/platform";
 import type { RenderResult } from "../../lib/render";
 import { checkInvariants, invariants, type InvariantName, type ResourceView } from "../../lib/safety";
+import { networkPolicyModel } from "../../lib/safety/meshInvariants";
 import { viewsOf } from "../../lib/render";
 import { planFor } from "../../lib/plan";
 import { config, render } from "../helpers";
@@ -553,6 +554,53 @@ test.each(["linkerd", "istio"] as const)(
     ).toBe(true);
   },
 );
+
+test("network-policy-admits-mesh-grants judges a port by the number it means: Linkerd's proxy port by name or number", async () => {
+  const c = config({
+    tier: "prod",
+    mesh: { kind: "linkerd" },
+    apps: [{ ...shop, mesh: { authorization: { rules: [{ from: ["shop", "ops/oncall"] }] } } }],
+  });
+  const views = viewsOf(await render(() => new Platform("p", { plan: planFor(c) }).outputs()));
+  type Rule = { from: Obj[]; ports?: Obj[] };
+  const isolation = kind("NetworkPolicy", "namespace-isolation");
+  const opsRule = (r: Rule) => JSON.stringify(r.from).includes('"ops"');
+  const opsPorts = (vs: readonly ResourceView[]) =>
+    (vs.find(isolation)?.inputs.spec as { ingress: Rule[] }).ingress.filter(opsRule).map((r) => r.ports);
+  // The platform writes the proxy's inbound port by number.
+  expect(opsPorts(views)).toEqual([
+    [
+      { protocol: "TCP", port: 4143 },
+      { protocol: "TCP", port: 8080 },
+    ],
+  ]);
+  // The model reads either form as 4143: the injected proxy, a native sidecar (an init container),
+  // declares linkerd-proxy as 4143 (charts/partials/templates/_proxy.tpl).
+  const shopPods = { namespace: "shop", podLabels: { "app.kubernetes.io/name": "shop" } };
+  const model = networkPolicyModel(views);
+  expect(
+    [4143, "linkerd-proxy", 4191, "linkerd-admin"].map((port) => [
+      port,
+      model(shopPods, { namespace: "ops" }, port),
+    ]),
+  ).toEqual([
+    [4143, true],
+    ["linkerd-proxy", true],
+    [4191, false],
+    ["linkerd-admin", false],
+  ]);
+  // A policy that names the port admits the grant's 4143 the same way; a name no container declares does not.
+  const byName = (name: string) =>
+    broken(views, isolation, (v) => {
+      for (const r of (v.inputs.spec as { ingress: Rule[] }).ingress)
+        if (opsRule(r)) r.ports = [{ protocol: "TCP", port: name }];
+    });
+  expect(only(byName("linkerd-proxy"))).toEqual([]);
+  expect(only(byName("proxy")).map((f) => f.invariant)).toEqual([
+    "network-policy-admits-mesh-grants",
+    "network-policy-admits-mesh-grants",
+  ]);
+});
 
 test("network-policy-admits-mesh-grants reads selectors as the API server does: matchExpressions, and namespaces by their labels", async () => {
   const c = config({

@@ -33,8 +33,8 @@ function proxyContainer(pod: AdmittedPod, values: Readonly<Record<string, unknow
   return {
     name: linkerdFacts.proxyContainer,
     ports: [
-      { name: "linkerd-proxy", containerPort: 4143 },
-      { name: "linkerd-admin", containerPort: 4191 },
+      { name: linkerdFacts.proxyInboundPort, containerPort: linkerdFacts.proxyInboundPortNumber },
+      { name: linkerdFacts.proxyAdminPort, containerPort: linkerdFacts.proxyAdminPortNumber },
     ],
     resources: {
       requests: only([

@@ -48,7 +48,11 @@ export function linkerdGrants(
             const from = id.kind === "Namespace" ? str(id.name) : (str(id.namespace) ?? authnNs);
             // Meshed calls arrive on the proxy's inbound port (transport header), not the Server's.
             if (from && from !== ns)
-              grants.push({ ...base, source: { namespace: from }, ports: [linkerdFacts.proxyInboundPort] });
+              grants.push({
+                ...base,
+                source: { namespace: from },
+                ports: [linkerdFacts.proxyInboundPortNumber],
+              });
           }
         } else if (ref.kind === "NetworkAuthentication") {
           for (const n of list(obj(authn.spec).networks)) {

@@ -191,11 +191,13 @@ function retryAnnotations(retry: RouteRetry): Record<string, string> {
  * server accepts only the client identity tap-injector names on every pod (viz/tap/injector/webhook.go
  * `LINKERD2_PROXY_TAP_SVC_NAME`; linkerd2-proxy release/v2.366.0, edge-26.8.3's `.proxy-version`,
  * linkerd/app/src/tap.rs `AcceptPermittedClients`). Kubelet probes the admin port from the node.
+ * Ports go by number: the native sidecar's named ports are on an init container, which NetworkPolicy
+ * implementations may not resolve (kubernetes/kubernetes#125285, projectcalico/calico#8885).
  */
 function linkerdNetwork(config: MeshConfig): MeshNetwork {
   return {
-    meshedCallPorts: [linkerdFacts.proxyInboundPort],
-    proxyScrapePorts: [linkerdFacts.proxyAdminPort],
+    meshedCallPorts: [linkerdFacts.proxyInboundPortNumber],
+    proxyScrapePorts: [linkerdFacts.proxyAdminPortNumber],
     probeSources: [],
     controlPlane: config.dashboard
       ? [
