@@ -13,3 +13,4 @@ export * from "./certificateAlerts";
 export * from "./workloadMonitor";
 export * from "./networkPolicy";
 export * from "./teamNamespace";
+export * from "./teamRoutes";

@@ -1,4 +1,5 @@
 /** The plan of each team (`Plan.teams`): its callers, its apps and its Google service account. */
+import type { TeamRoute } from "../manifests";
 import { teamAccountId, teamCallerNamespaces, type PlatformConfig, type Team } from "../config";
 
 /** One team, every fact about it derived once (docs/teams.md). */
@@ -14,6 +15,11 @@ export interface TeamPlan {
   readonly apps: Readonly<Record<string, readonly string[]>>;
   /** Its Google service account, where it has one (`teams[].workloadIdentity`). */
   readonly googleServiceAccount?: TeamServiceAccount;
+  /**
+   * The hosts and path prefixes each of its namespaces may route (its exposed apps' `expose.host` and
+   * `expose.path`; empty where none is exposed): the only ones its Ingresses and Gateway routes may claim.
+   */
+  readonly routes: Readonly<Record<string, readonly TeamRoute[]>>;
 }
 
 /** A team's Google service account, which its apps' Kubernetes service accounts act as through Workload Identity. */
@@ -37,7 +43,20 @@ export function teamPlansOf(config: PlatformConfig): TeamPlan[] {
       team.namespaces.map((ns) => [ns, config.apps.filter((a) => a.namespace === ns).map((a) => a.name)]),
     ),
     googleServiceAccount: teamServiceAccount(config, team),
+    routes: Object.fromEntries(team.namespaces.map((ns) => [ns, namespaceRoutes(config, ns)])),
   }));
+}
+
+/** The routes of a namespace's exposed apps, each once, in the config's order. */
+function namespaceRoutes(config: PlatformConfig, namespace: string): TeamRoute[] {
+  const routes: TeamRoute[] = [];
+  for (const app of config.apps) {
+    const e = app.expose;
+    if (app.namespace !== namespace || !e) continue;
+    if (!routes.some((r) => r.host === e.host && r.path === e.path))
+      routes.push({ host: e.host, path: e.path });
+  }
+  return routes;
 }
 
 /** A team's Google service account, bound to every app of its namespaces. */

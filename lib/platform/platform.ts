@@ -261,6 +261,7 @@ export class Platform extends pulumi.ComponentResource {
             existingNamespaces: namespaces,
             access: t.team.access,
             quota: t.team.quota,
+            routes: t.routes,
             workloadIdentity: t.googleServiceAccount && {
               project: config.gcp.project,
               ...t.googleServiceAccount,

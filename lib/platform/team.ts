@@ -9,7 +9,9 @@ import {
   TeamNamespace,
   type NamespaceQuota,
   type PodSecurityLevel,
+  TeamRoutes,
   type TeamRole,
+  type TeamRoute,
 } from "../manifests";
 import type { PodMetadata } from "../meshes";
 
@@ -60,6 +62,13 @@ export interface TeamArgs {
      */
     readonly poolReady?: readonly pulumi.Resource[];
   };
+  /**
+   * The hosts and path prefixes each namespace's Ingresses, HTTPRoutes and GRPCRoutes may claim (the
+   * `Platform` passes its exposed apps' `expose`): a ValidatingAdmissionPolicy refuses every other, so no
+   * member routes another team's host or path through a shared controller or Gateway. A namespace
+   * missing here may route nothing. @default none: no policy, routes are confined by RBAC alone
+   */
+  readonly routes?: Readonly<Record<string, readonly TeamRoute[]>>;
   /** The cluster's Kubernetes provider. */
   readonly provider: k8s.Provider;
   /** The first part of the Pulumi names of the team's objects. @default the component's name */
@@ -69,8 +78,8 @@ export interface TeamArgs {
 /**
  * One team: per namespace a ResourceQuota, a LimitRange that lets containers asking for nothing in
  * under it, and RoleBindings of its members to the cluster's aggregated roles view, edit and admin
- * (never cluster-admin, never a ClusterRoleBinding); the namespaces themselves where they do not exist
- * yet. Isolation from other teams is the namespaces' NetworkPolicy and mesh policy (docs/teams.md).
+ * (never cluster-admin, never a ClusterRoleBinding); given `routes`, a policy confining its Ingresses and
+ * Gateway routes to them; the namespaces themselves where they do not exist yet. Isolation from other teams is the namespaces' NetworkPolicy and mesh policy (docs/teams.md).
  */
 export class Team extends pulumi.ComponentResource {
   readonly name: string;
@@ -105,6 +114,9 @@ export class Team extends pulumi.ComponentResource {
         quota: args.quota ?? tierDefaults.dev.teamQuota,
         access: args.access,
       });
+      if (args.routes) {
+        new TeamRoutes(chart, "routes", { namespace: ns, routes: args.routes[ns] ?? [] });
+      }
       const namespace = existing.get(ns);
       deployChart(`${prefix}-team-${args.name}-${ns}`, chart, {
         provider: args.provider,

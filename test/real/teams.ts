@@ -1,8 +1,11 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { Platform } from "../../lib/platform";
 import { namespaceNeed, parseEnvironment, planFor } from "../../lib/plan";
 import { renderProgram } from "../../lib/render";
 import { clusterTools, startCluster, type Cluster } from "./apiServer";
 import { waitFor } from "./processes";
+import { referenceDir, referenceProblem } from "../upstream/reference";
 import { runTierScript, stepTimer } from "./script";
 
 /**
@@ -20,7 +23,11 @@ import { runTierScript, stepTimer } from "./script";
  *     (docs/teams.md says so);
  *   - RBAC with the real aggregated roles: each group and user the config names may do what its role
  *     allows in its team's namespaces and nothing in another team's, the platform's (cert-manager's
- *     Secrets) or the cluster's; no team member may change its quota or LimitRange.
+ *     Secrets) or the cluster's; no team member may change its quota or LimitRange;
+ *   - the routes policy (ValidatingAdmissionPolicy, per namespace): the platform's own Ingresses (ingress-nginx)
+ *     are admitted, a member's Ingress under its namespace's exposed host and path prefix is admitted, and
+ *     one for another team's host, beside or outside the prefix, without host, with a defaultBackend or
+ *     another host in tls is refused with the policy's message.
  * Unproven here (no kubelet, no network dataplane): that the NetworkPolicies are enforced, and anything a
  * running pod does. GKE's mapping of Google groups to Group subjects is GKE's (docs/teams.md).
  */
@@ -28,10 +35,13 @@ import { runTierScript, stepTimer } from "./script";
 const name = "real tier teams";
 const payments = "payments";
 const search = "search-api";
+const searchJobs = "search-jobs";
 const devs = "payments-devs@example.com";
 const auditors = "auditors@example.com";
 const leads = "search-leads@example.com";
 const alex = "alex@example.com";
+const payHost = "pay.example.com";
+const shopHost = "shop.example.com";
 
 /** Two teams; payments' quota exactly what its apps need, which the config allows and nothing less. */
 function environment(cluster: Cluster, quota: Record<string, unknown>): Record<string, unknown> {
@@ -44,11 +54,12 @@ function environment(cluster: Cluster, quota: Record<string, unknown>): Record<s
       kubernetesVersion: cluster.kubernetesVersion.replace(/^v(\d+\.\d+).*/, "$1"),
     },
     mesh: { kind: "none" },
-    ingress: { kind: "none" },
+    // ingress-nginx: its routes are networking.k8s.io Ingresses, which need no CRD.
+    ingress: { kind: "ingress-nginx", acme: { email: "platform@example.com" } },
     monitoring: { backend: "none" },
     teams: [
       { name: payments, access: { view: [auditors], edit: [devs, `user:${alex}`] }, quota },
-      { name: "search", namespaces: [search], access: { admin: [leads] } },
+      { name: "search", namespaces: [search, searchJobs], access: { admin: [leads] } },
     ],
     apps: [
       {
@@ -57,6 +68,7 @@ function environment(cluster: Cluster, quota: Record<string, unknown>): Record<s
         image: "europe-docker.pkg.dev/acme/apps/pay:1.0.0",
         port: 8080,
         replicas: 2,
+        expose: { host: payHost, path: "/" },
       },
       {
         name: "ledger",
@@ -64,6 +76,14 @@ function environment(cluster: Cluster, quota: Record<string, unknown>): Record<s
         image: "europe-docker.pkg.dev/acme/apps/ledger:1.0.0",
         port: 9000,
         replicas: 1,
+      },
+      {
+        name: "find",
+        team: "search",
+        image: "europe-docker.pkg.dev/acme/apps/find:1.0.0",
+        port: 9100,
+        replicas: 1,
+        expose: { host: shopHost, path: "/search" },
       },
     ],
   };
@@ -104,14 +124,18 @@ async function teamObjects(
     config: {},
     program: () => new Platform("platform", { plan: planFor(config) }).outputs(),
   });
-  const namespaces = [payments, search];
+  const namespaces = [payments, search, searchJobs];
   const objects = result.resources
     .map((r): unknown => r.inputs)
     .filter(isKubeObject)
+    // No cert-manager here: the Ingresses' Certificates stay out (their CRD is not installed).
+    .filter((o) => !o.apiVersion.startsWith("cert-manager.io/"))
     .filter((o) =>
       o.kind === "Namespace"
         ? namespaces.includes(o.metadata.name)
-        : namespaces.includes(o.metadata.namespace ?? ""),
+        : o.kind.startsWith("ValidatingAdmissionPolicy")
+          ? namespaces.some((ns) => o.metadata.name === `team-routes-${ns}`)
+          : namespaces.includes(o.metadata.namespace ?? ""),
     );
   return { objects, need };
 }
@@ -198,9 +222,14 @@ function restrictedPod(podName: string, namespace: string, resources: Record<str
   };
 }
 
-async function refusal(cluster: Cluster, object: object): Promise<string | undefined> {
+async function refusal(
+  cluster: Cluster,
+  object: object,
+  who?: { user: string; groups?: readonly string[] },
+): Promise<string | undefined> {
+  const as = who ? [`--as=${who.user}`, ...(who.groups ?? []).map((g) => `--as-group=${g}`)] : [];
   try {
-    await cluster.kubectl(["create", "-f", "-"], { input: JSON.stringify(object) });
+    await cluster.kubectl(["create", ...as, "-f", "-"], { input: JSON.stringify(object) });
     return undefined;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
@@ -235,11 +264,14 @@ async function main(): Promise<number> {
     const kinds = [...new Set(objects.map((o) => o.kind))].sort();
     for (const kind of [
       "Deployment",
+      "Ingress",
       "LimitRange",
       "Namespace",
       "NetworkPolicy",
       "ResourceQuota",
       "RoleBinding",
+      "ValidatingAdmissionPolicy",
+      "ValidatingAdmissionPolicyBinding",
     ])
       if (!kinds.includes(kind))
         throw new Error(`the render has no ${kind} in the teams' namespaces (it has ${kinds.join(", ")})`);
@@ -256,9 +288,10 @@ async function main(): Promise<number> {
     await waitFor("the quota controller's status of team-payments", async () =>
       Object.keys((await quotaStatus(cluster, payments)).hard).length > 0 ? true : undefined,
     );
+    // The Ingresses wait for the routes' policy to be in force (step "routes").
     await apply(
       cluster,
-      objects.filter((o) => !["Namespace", "ResourceQuota", "LimitRange"].includes(o.kind)),
+      objects.filter((o) => !["Namespace", "ResourceQuota", "LimitRange", "Ingress"].includes(o.kind)),
     );
     const level = await cluster.kubectl([
       "get",
@@ -429,6 +462,252 @@ async function main(): Promise<number> {
       `RBAC, ${cases.length} cases through the real authorizer and aggregated roles: ${cases.map((c) => c[0]).join("; ")}`,
     );
     step("RBAC");
+
+    // Routes: each namespace's Ingresses confined to its exposed apps' hosts and path prefixes.
+    const ingress = (ingressName: string, namespace: string, spec: Record<string, unknown>) => ({
+      apiVersion: "networking.k8s.io/v1",
+      kind: "Ingress",
+      metadata: { name: ingressName, namespace },
+      spec: { ingressClassName: "nginx", ...spec },
+    });
+    const rule = (host: string | undefined, path: string, service: string, port: number) => ({
+      ...(host ? { host } : {}),
+      http: {
+        paths: [
+          { path, pathType: "Prefix", backend: { service: { name: service, port: { number: port } } } },
+        ],
+      },
+    });
+    // The admission plugin loads a new policy and binding asynchronously: probe until it refuses.
+    const hostless = ingress("no-host", payments, { rules: [rule(undefined, "/", "pay", 8080)] });
+    const refusedHostless = await waitFor("the routes policy in force in payments", async () => {
+      const r = await refusal(cluster, hostless, dev);
+      if (r === undefined) await cluster.kubectl(["delete", "ingress", "no-host", "-n", payments]);
+      return r;
+    });
+    const policyName = `team-routes-${payments}`;
+    if (!refusedHostless.includes(`ValidatingAdmissionPolicy '${policyName}'`))
+      throw new Error(`an Ingress without host was refused, but not by ${policyName}: ${refusedHostless}`);
+    if (!refusedHostless.includes(`namespace ${payments} may route only ${payHost} (every path)`))
+      throw new Error(`the refusal does not name the namespace's routes: ${refusedHostless}`);
+    if (!refusedHostless.includes("ask the platform team to add the app to platform:apps with expose"))
+      throw new Error(`the refusal does not name the fix: ${refusedHostless}`);
+    passed.push(`an Ingress without host in ${payments} is refused: ${refusedHostless.trim()}`);
+    const own = objects.filter((o) => o.kind === "Ingress");
+    const ownNames = own.map((o) => `${o.metadata.namespace ?? ""}/${o.metadata.name}`).sort();
+    if (JSON.stringify(ownNames) !== JSON.stringify([`${payments}/pay`, `${search}/find`]))
+      throw new Error(
+        `the render's Ingresses are ${ownNames.join(", ")}, not payments/pay and search-api/find`,
+      );
+    await apply(cluster, own);
+    passed.push(`the platform's own Ingresses (${ownNames.join(", ")}) are admitted under the policy`);
+    const routeCases: [string, object, { user: string; groups?: readonly string[] }, RegExp | undefined][] = [
+      [
+        `payments' editors cannot route another team's host (${shopHost}/search/login)`,
+        ingress("steal", payments, { rules: [rule(shopHost, "/search/login", "pay", 8080)] }),
+        dev,
+        /Every rule of an Ingress needs a host and paths under a route of the namespace; namespace payments may route only pay\.example\.com \(every path\)/,
+      ],
+      [
+        "payments' editors cannot name another team's host in tls",
+        ingress("steal-tls", payments, {
+          tls: [{ hosts: [shopHost], secretName: "x" }],
+          rules: [rule(payHost, "/", "pay", 8080)],
+        }),
+        dev,
+        /Every tls entry of an Ingress needs hosts, each a host of the namespace/,
+      ],
+      [
+        "payments' editors cannot set a defaultBackend",
+        ingress("default", payments, {
+          defaultBackend: { service: { name: "pay", port: { number: 8080 } } },
+        }),
+        dev,
+        /An Ingress may not have a defaultBackend/,
+      ],
+      [
+        `payments' editors route their own host (${payHost}/v2)`,
+        ingress("own", payments, {
+          tls: [{ hosts: [payHost], secretName: "pay-tls" }],
+          rules: [rule(payHost, "/v2", "pay", 8080)],
+        }),
+        dev,
+        undefined,
+      ],
+      [
+        "search's admins cannot route a path beside their prefix (/searchx)",
+        ingress("beside", search, { rules: [rule(shopHost, "/searchx", "find", 9100)] }),
+        lead,
+        /namespace search-api may route only shop\.example\.com \(paths under \/search\)/,
+      ],
+      [
+        "search's admins cannot route outside their prefix (/checkout)",
+        ingress("outside", search, { rules: [rule(shopHost, "/checkout", "find", 9100)] }),
+        lead,
+        /namespace search-api may route only/,
+      ],
+      [
+        "search's admins route under their prefix (/search/v2)",
+        ingress("under", search, { rules: [rule(shopHost, "/search/v2", "find", 9100)] }),
+        lead,
+        undefined,
+      ],
+      [
+        "a namespace without exposed apps routes nothing",
+        ingress("none", searchJobs, { rules: [rule(shopHost, "/search", "find", 9100)] }),
+        lead,
+        /namespace search-jobs may route only none: no app of the namespace is exposed/,
+      ],
+    ];
+    const routeWrong: string[] = [];
+    for (const [what, object, who, refused] of routeCases) {
+      const answer = await refusal(cluster, object, who);
+      if (refused ? !answer || !refused.test(answer) : answer !== undefined)
+        routeWrong.push(`${what}: ${answer ?? "admitted"}`);
+    }
+    if (routeWrong.length > 0)
+      throw new Error(`the routes policy answered otherwise than the model:\n  ${routeWrong.join("\n  ")}`);
+    passed.push(
+      `routes, ${routeCases.length} cases through the real admission: ${routeCases.map((c) => c[0]).join("; ")}`,
+    );
+    step("routes: Ingress");
+
+    // Gateway API routes: the standard channel's HTTPRoute and GRPCRoute CRDs, as the reference holds them.
+    if (!referenceDir)
+      throw new Error(`no reference folder for the Gateway API CRDs: ${referenceProblem ?? ""}`);
+    const gatewayApi = path.join(referenceDir, "gateway-api-v1.5.1-standard");
+    for (const kind of ["httproutes", "grpcroutes"]) {
+      const file = path.join(gatewayApi, `gateway.networking.k8s.io_${kind}.yaml`);
+      if (!fs.existsSync(file))
+        throw new Error(`no ${file}: the reference folder lacks it (npm run reference)`);
+      await cluster.kubectl(["apply", "--server-side", "--field-manager=real-tier", "-f", file]);
+      await cluster.kubectl([
+        "wait",
+        "--for=condition=Established",
+        `crd/${kind}.gateway.networking.k8s.io`,
+        "--timeout=60s",
+      ]);
+    }
+    // The shape of the platform's own route on the shared Gateway (lib/manifests/exposure.ts).
+    const gatewayParent = { name: "shared", namespace: "gateway", sectionName: "https" };
+    const route = (
+      kind: "HTTPRoute" | "GRPCRoute",
+      routeName: string,
+      namespace: string,
+      spec: Record<string, unknown>,
+    ) => ({
+      apiVersion: "gateway.networking.k8s.io/v1",
+      kind,
+      metadata: { name: routeName, namespace },
+      spec: { parentRefs: [gatewayParent], ...spec },
+    });
+    const prefix = (value: string, backend: string, port: number, type = "PathPrefix") => ({
+      matches: [{ path: { type, value } }],
+      backendRefs: [{ name: backend, port }],
+    });
+    // As the cluster's admin: Kubernetes' aggregated edit and admin roles hold no Gateway API routes (a
+    // cluster's may, through a ClusterRole aggregated to them), and the policy binds every user.
+    const gatewayCases: [string, object, RegExp | undefined][] = [
+      [
+        `payments' route as the platform writes it (${payHost}, PathPrefix /)`,
+        route("HTTPRoute", "pay", payments, { hostnames: [payHost], rules: [prefix("/", "pay", 8080)] }),
+        undefined,
+      ],
+      [
+        `search's route as the platform writes it (${shopHost}, PathPrefix /search)`,
+        route("HTTPRoute", "find", search, {
+          hostnames: [shopHost],
+          rules: [prefix("/search", "find", 9100)],
+        }),
+        undefined,
+      ],
+      [
+        `a route in payments cannot take another team's host (${shopHost}/search/login)`,
+        route("HTTPRoute", "steal", payments, {
+          hostnames: [shopHost],
+          rules: [prefix("/search/login", "pay", 8080, "Exact")],
+        }),
+        /An HTTPRoute on a Gateway needs hostnames of the namespace .*namespace payments may route only pay\.example\.com/,
+      ],
+      [
+        "a route in payments cannot leave out hostnames (every host of the listener)",
+        route("HTTPRoute", "any-host", payments, { rules: [prefix("/", "pay", 8080)] }),
+        /An HTTPRoute on a Gateway needs hostnames/,
+      ],
+      [
+        "a route in search-api cannot take a path beside its prefix (Exact /searchx)",
+        route("HTTPRoute", "beside", search, {
+          hostnames: [shopHost],
+          rules: [prefix("/searchx", "find", 9100, "Exact")],
+        }),
+        /namespace search-api may route only shop\.example\.com \(paths under \/search\)/,
+      ],
+      [
+        "a route in search-api cannot have a rule without matches (every path)",
+        route("HTTPRoute", "everything", search, {
+          hostnames: [shopHost],
+          rules: [{ backendRefs: [{ name: "find", port: 9100 }] }],
+        }),
+        /An HTTPRoute on a Gateway needs/,
+      ],
+      [
+        "a route in search-api cannot match by RegularExpression",
+        route("HTTPRoute", "regex", search, {
+          hostnames: [shopHost],
+          rules: [prefix("/search/.*", "find", 9100, "RegularExpression")],
+        }),
+        /An HTTPRoute on a Gateway needs/,
+      ],
+      [
+        "a route in search-api may match under its prefix (Exact /search/v2)",
+        route("HTTPRoute", "under", search, {
+          hostnames: [shopHost],
+          rules: [prefix("/search/v2", "find", 9100, "Exact")],
+        }),
+        undefined,
+      ],
+      [
+        "a mesh route (parent: the app's Service) needs no hostnames",
+        {
+          ...route("HTTPRoute", "pay-mesh", payments, {
+            rules: [{ backendRefs: [{ name: "pay", port: 8080 }] }],
+          }),
+          spec: {
+            parentRefs: [{ group: "", kind: "Service", name: "pay", port: 8080 }],
+            rules: [{ backendRefs: [{ name: "pay", port: 8080 }] }],
+          },
+        },
+        undefined,
+      ],
+      [
+        `payments' GRPCRoute on its whole host (${payHost})`,
+        route("GRPCRoute", "pay-grpc", payments, {
+          hostnames: [payHost],
+          rules: [{ backendRefs: [{ name: "pay", port: 8080 }] }],
+        }),
+        undefined,
+      ],
+      [
+        `a GRPCRoute in search-api cannot take a host it holds only a prefix of (${shopHost})`,
+        route("GRPCRoute", "find-grpc", search, {
+          hostnames: [shopHost],
+          rules: [{ backendRefs: [{ name: "find", port: 9100 }] }],
+        }),
+        /A GRPCRoute on a Gateway needs hostnames the namespace is exposed on whole/,
+      ],
+    ];
+    const gatewayWrong: string[] = [];
+    for (const [what, object, refused] of gatewayCases) {
+      const answer = await refusal(cluster, object);
+      if (refused ? !answer || !refused.test(answer) : answer !== undefined)
+        gatewayWrong.push(`${what}: ${answer ?? "admitted"}`);
+    }
+    if (gatewayWrong.length > 0)
+      throw new Error(`the routes policy answered otherwise than the model:\n  ${gatewayWrong.join("\n  ")}`);
+    passed.push(
+      `Gateway routes, ${gatewayCases.length} cases through the real admission: ${gatewayCases.map((c) => c[0]).join("; ")}`,
+    );
+    step("routes: Gateway API");
   } finally {
     await cluster.stop();
   }
