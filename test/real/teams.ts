@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { Platform } from "../../lib/platform";
 import { namespaceNeed, parseEnvironment, planFor } from "../../lib/plan";
 import { renderProgram } from "../../lib/render";
+import { acmeSolverPodShape } from "../../lib/versions";
 import { clusterTools, startCluster, type Cluster } from "./apiServer";
 import { waitFor } from "./processes";
 import { referenceDir, referenceProblem } from "../upstream/reference";
@@ -328,11 +329,25 @@ async function main(): Promise<number> {
         JSON.stringify({ spec: { template: { metadata: { annotations: { "real-tier/rollout": "2" } } } } }),
       ]);
     }
+    // pay's host is challenged through ingress-nginx (HTTP-01): the quota keeps a solver pod's room too.
+    const solvers = 1;
     await waitFor(
-      `${need.pods} pods in ${payments} (a rollout of each app)`,
-      async () => ((await podsOf(cluster, payments)).length === need.pods ? true : undefined),
+      `${need.pods - solvers} pods in ${payments} (a rollout of each app)`,
+      async () => ((await podsOf(cluster, payments)).length === need.pods - solvers ? true : undefined),
       { timeoutMs: 60_000 },
     );
+    // An ACME solver pod as cert-manager makes it (its default resources, acmeSolverPodShape), mid-rollout.
+    const solver = await refusal(
+      cluster,
+      restrictedPod("cm-acme-http-solver", payments, {
+        requests: {
+          cpu: `${acmeSolverPodShape.cpuRequestMillis}m`,
+          memory: `${acmeSolverPodShape.memoryRequestMi}Mi`,
+        },
+        limits: { cpu: "100m", memory: `${acmeSolverPodShape.memoryLimitMi}Mi` },
+      }),
+    );
+    if (solver) throw new Error(`an ACME solver pod during the rollouts was refused: ${solver}`);
     const full = await waitFor("the quota's used to reach its hard limit", async () => {
       const s = await quotaStatus(cluster, payments);
       return s.used.pods === String(need.pods) ? s : undefined;
@@ -344,7 +359,7 @@ async function main(): Promise<number> {
       );
     step("a rollout of each app admitted; the quota exactly full");
     passed.push(
-      `the quota the config requires (${need.pods} pods: replicas and a rollout's pod each) admits a rollout of every app and is then exactly full (used ${JSON.stringify(full.used)})`,
+      `the quota the config requires (${need.pods} pods: replicas and a rollout's pod each, and an ACME solver's) admits a rollout of every app and a certificate's challenge at once, and is then exactly full (used ${JSON.stringify(full.used)})`,
     );
     const over = await refusal(cluster, restrictedPod("one-more", payments, {}));
     if (!over || !/exceeded quota: team-payments/.test(over))
