@@ -1,5 +1,6 @@
 import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
+import { linkerdFacts } from "../versions";
 
 /** A host and path prefix an app of a team's namespace is exposed on (`apps[].expose`). */
 export interface TeamRoute {
@@ -119,7 +120,9 @@ export class TeamRoutes extends Construct {
             name: "onGateway",
             expression:
               "!has(object.spec.parentRefs) || object.spec.parentRefs.exists(p, !(has(p.kind) && has(p.group) && " +
-              "(p.kind == 'Service' && p.group in ['', 'core'] || p.kind == 'Server' && p.group == 'policy.linkerd.io')))",
+              "(p.kind == 'Service' && p.group in ['', 'core'] || p.kind == 'Server' && p.group == '" +
+              linkerdFacts.policyApiVersions.Server.split("/")[0] +
+              "')))",
           },
         ],
         validations: [

@@ -3,6 +3,7 @@ import type { RemoteChildren } from "../safety";
 import { secretPlaceholder } from "../config";
 import { applyOrder } from "./graph";
 import { OfflineMocks } from "./mocks";
+import { silenceStackTraces } from "./stackTraces";
 
 /** The options of a resource that matter to a reviewer of a deployment. */
 export interface RenderedOptions {
@@ -164,9 +165,8 @@ export async function evaluateProgram(
   const turn = queue.then(async () => {
     await pulumi.runtime.setMocks(new OfflineMocks(false), args.project, args.stack, false);
     pulumi.runtime.setAllConfig(args.config, []);
-    const stackTraceLimit = Error.stackTraceLimit;
-    // As in a render: the SDK's per-promise stack traces serve only a live engine's leak reports.
-    if (!process.env.RENDER_DEBUG) Error.stackTraceLimit = 0;
+    // As in a render, but with the stacks' source positions, which `pulumi up` reads too.
+    const restoreStackTraces = silenceStackTraces({ firstLineOnly: false });
     try {
       await pulumi.runtime.runInPulumiStack(async () => {
         const exported = args.program();
@@ -175,7 +175,7 @@ export async function evaluateProgram(
       });
       await pulumi.runtime.disconnect();
     } finally {
-      Error.stackTraceLimit = stackTraceLimit;
+      restoreStackTraces();
     }
   });
   queue = turn.then(
@@ -218,20 +218,7 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
 
   const warnings: string[] = [];
   const consoleWarn = console.warn;
-  // The SDK captures a stack trace for every promise, for leak reports only a live engine prints;
-  // under source maps (tsx, ts-jest) formatting them dominates a large render. Errors raised during
-  // the render have no frames then: RENDER_DEBUG=1 keeps them.
-  const stackTraceLimit = Error.stackTraceLimit;
-  // Node's own formatter (source maps included) when none is set: restored as found.
-  const prepareStackTrace = Object.getOwnPropertyDescriptor(Error, "prepareStackTrace");
-  if (!process.env.RENDER_DEBUG) {
-    Error.stackTraceLimit = 0;
-    // The SDK also reads the whole stack of every resource it registers (@pulumi/pulumi resource.js
-    // `callsites`, which lifts the limit), for source positions only an engine shows: formatted through
-    // source maps and marshalled per frame, it was an eighth of a large render's allocation. A render
-    // reports no source positions, so every stack formats as its first line only, as under the limit.
-    Error.prepareStackTrace = (error: Error) => Error.prototype.toString.call(error);
-  }
+  const restoreStackTraces = silenceStackTraces({ firstLineOnly: true });
   // Without an engine, the SDK prints `pulumi.log.warn` through console.warn; collect it instead.
   console.warn = (...parts: unknown[]) => {
     warnings.push(
@@ -263,9 +250,7 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
   } finally {
     process.chdir(cwd);
     console.warn = consoleWarn;
-    Error.stackTraceLimit = stackTraceLimit;
-    if (prepareStackTrace) Object.defineProperty(Error, "prepareStackTrace", prepareStackTrace);
-    else Reflect.deleteProperty(Error, "prepareStackTrace");
+    restoreStackTraces();
   }
   if (failure) throw failure.error;
 

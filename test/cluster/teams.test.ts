@@ -423,7 +423,7 @@ describe.each(
     expect(keys.map((k) => `${k.namespace}/${k.name}`).sort()).toEqual(meshKeys[mesh]);
     // Never a ClusterRoleBinding; each RoleBinding in one of the team's namespaces.
     const bindings = set.objects.filter(
-      (o) => /Binding$/.test(o.kind) && o.metadata.name.startsWith("team-"),
+      (o) => /^(Cluster)?RoleBinding$/.test(o.kind) && o.metadata.name.startsWith("team-"),
     );
     expect(bindings.map((b) => `${b.kind} ${b.metadata.namespace}/${b.metadata.name}`).sort()).toEqual([
       "RoleBinding payments-jobs/team-payments-edit",
