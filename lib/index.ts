@@ -83,7 +83,7 @@ export {
 } from "./meshes";
 // What a plan's fields are written with: its CRD owners, and its mesh's Pod Security level.
 export type { CrdFamily, CrdOwner, CrdOwners } from "./crds";
-export type { NamespaceQuota, PodSecurityLevel, TeamRole } from "./manifests";
+export type { NamespaceQuota, PodSecurityLevel, TeamRole, TeamRoute } from "./manifests";
 // What the building blocks' Args are written with: exposures, mesh routes and access grants.
 export { type AccessGrant, type Caller, type Exposure, type MeshRouteSpec } from "./manifests";
 // A building block used on its own takes its chart context from `standaloneCharts` (which CRD families its
