@@ -6,6 +6,7 @@ import * as path from "path";
 import {
   evaluateBench,
   floorResources,
+  floorTurn,
   nodeFlags,
   renderBench,
   renderFloor,
@@ -174,7 +175,7 @@ async function child(
   else if (kind === "floor") {
     const resources = floor;
     floor = [];
-    await renderFloor(resources, "kubernetes");
+    await renderFloor(resources, "kubernetes", floorTurn(resources, apps, "kubernetes"));
   } else await renderBench(apps);
   const { profile } = await post<{ profile: { head: ProfileNode } }>(session, "HeapProfiler.stopSampling");
   session.disconnect();

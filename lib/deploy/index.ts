@@ -4,3 +4,4 @@ export * from "./crdChart";
 export * from "./helmRelease";
 export * from "./refs";
 export * from "./scheduling";
+export * from "./turns";

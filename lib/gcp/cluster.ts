@@ -163,7 +163,10 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
         )
       : undefined;
     const apis = services?.ready ?? [];
-    const parent = { parent: this, dependsOn: [...apis] };
+    // The network, node account and secrets key wait for the APIs they call only: a service agent is
+    // waited for by the grants that name it (through its `member`) and by the cluster, so the key ring
+    // is made beside GKE's agent instead of after it (one step less before the cluster).
+    const parent = { parent: this, dependsOn: [...(services?.services.values() ?? [])] };
     // Service agents: created with the APIs (so their bindings wait for them), or named from the project number.
     let projectNumber: pulumi.Output<string> | undefined;
     const agent = (api: (typeof serviceAgentApis)[number]): pulumi.Output<string> => {

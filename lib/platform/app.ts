@@ -1,7 +1,7 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { Chart } from "cdk8s";
-import { deployChart, newChart, zoneSpread, type MonitoringRef } from "../deploy";
+import { deployChart, inTurn, newChart, zoneSpread, type MonitoringRef } from "../deploy";
 import {
   AppMonitor,
   AppService,
@@ -108,13 +108,18 @@ export class App extends pulumi.ComponentResource {
     super("gke-mesh-platform:platform:App", name, {}, opts);
     this.name = args.name;
     this.namespace = args.namespace;
+    // Its objects are registered on a turn of their own, so 1,000 apps never hold every object's in-flight copies at once.
+    inTurn(() => this.build(name, args, opts?.parent));
+    this.registerOutputs({});
+  }
+
+  private build(name: string, args: AppArgs, formerParent: pulumi.Resource | undefined): void {
     const mesh: MeshPodContract & MeshIngress & MeshEnforcement = meshOf(args.mesh ?? { kind: "none" });
     const id = `${args.namespace}-${args.name}`;
     const namespaces = args.namespaceResource
       ? new Map([[args.namespace, args.namespaceResource]])
       : undefined;
-    // Before the App component, these objects were the Platform's children: the alias keeps them.
-    const formerParent = opts?.parent;
+    // Before the App component, these objects were the Platform's children (formerParent): the alias keeps them.
     const deploy = (prefix: string, chart: Chart, dependsOn: readonly pulumi.Resource[] = []) => [
       ...deployChart(prefix, chart, {
         provider: args.provider,
@@ -216,7 +221,6 @@ export class App extends pulumi.ComponentResource {
         deploy(p, c, [...(args.policyDependsOn ?? []), ...after]),
       );
     }
-    this.registerOutputs({});
   }
 }
 

@@ -2,7 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { IngressNginx, Traefik, certManagerNamespace } from "../addons";
 import type { PlatformConfig } from "../config";
-import { deployChart, newChart, type CertManagerRef, type MonitoringRef } from "../deploy";
+import { deployChart, inTurn, newChart, type CertManagerRef, type MonitoringRef } from "../deploy";
 import type { Edge, EdgeArgs } from "../gcp";
 import {
   AcmeIssuer,
@@ -221,23 +221,25 @@ export class Ingress extends pulumi.ComponentResource {
           : undefined,
       },
     };
-    for (const e of exposures) {
-      const chart = newChart(`expose-${e.namespace}-${e.name}`);
-      new Exposed(chart, "exposed", e, edge);
-      const uses = [
-        ...(e.via.includes("gke-gateway") ? gatewayObjects : []),
-        ...(e.via.includes("gce-ingress") ? (this.edge?.gceResources ?? []) : []),
-        ...(e.via.some((v) => v === "traefik" || v === "ingress-nginx") && this.controller
-          ? [this.controller.release, ...issuer]
-          : []),
-      ];
-      const ns = args.namespaces?.get(e.namespace);
-      deployChart(`${name}-${e.namespace}-${e.name}`, chart, {
-        ...base,
-        dependsOn: uses,
-        namespaces: ns ? new Map([[e.namespace, ns]]) : undefined,
+    // Each app's exposure on a turn of its own, as its App's objects are.
+    for (const e of exposures)
+      inTurn(() => {
+        const chart = newChart(`expose-${e.namespace}-${e.name}`);
+        new Exposed(chart, "exposed", e, edge);
+        const uses = [
+          ...(e.via.includes("gke-gateway") ? gatewayObjects : []),
+          ...(e.via.includes("gce-ingress") ? (this.edge?.gceResources ?? []) : []),
+          ...(e.via.some((v) => v === "traefik" || v === "ingress-nginx") && this.controller
+            ? [this.controller.release, ...issuer]
+            : []),
+        ];
+        const ns = args.namespaces?.get(e.namespace);
+        deployChart(`${name}-${e.namespace}-${e.name}`, chart, {
+          ...base,
+          dependsOn: uses,
+          namespaces: ns ? new Map([[e.namespace, ns]]) : undefined,
+        });
       });
-    }
     this.registerOutputs({ gatewayAddress: this.gatewayAddress, controllerAddress: this.controllerAddress });
   }
 }

@@ -1,6 +1,6 @@
 import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
-import { deployChart, newChart } from "../deploy";
+import { deployChart, inTurn, newChart } from "../deploy";
 import { NamespaceNetworkPolicy } from "../manifests";
 import { meshClosure, meshOfPlan, type Plan } from "../plan";
 import { deployWithServers } from "./app";
@@ -28,7 +28,9 @@ export function deployNamespacePolicy(name: string, args: NamespacePolicyArgs): 
   const mesh = meshOfPlan(plan);
   const policy = mesh.policy;
   const isolation = new Map(namespaceNetworkPolicies(plan).map((n) => [n.namespace, n]));
-  for (const ns of plan.namespaces.map((n) => n.name)) {
+  // Each namespace's policy on a turn of its own, as each App's objects are.
+  for (const ns of plan.namespaces.map((n) => n.name)) inTurn(() => namespacePolicy(ns));
+  function namespacePolicy(ns: string): void {
     const namespace = args.namespaces.get(ns);
     const namespaces = namespace ? new Map([[ns, namespace]]) : undefined;
     const network = isolation.get(ns);
@@ -41,14 +43,14 @@ export function deployNamespacePolicy(name: string, args: NamespacePolicyArgs): 
         namespaces,
       });
     }
-    if (!policy) continue;
+    if (!policy) return;
     const closed = meshClosure(plan.config, mesh, ns) !== "open";
     const statuses = new Set(
       plan.apps
         .filter((a) => a.app.namespace === ns)
         .flatMap((a) => a.routes.flatMap((r) => (r.fault ? [r.fault.status] : []))),
     );
-    if (statuses.size === 0 && !closed) continue;
+    if (statuses.size === 0 && !closed) return;
     const id = `mesh-policy-${ns}`;
     const policies = newChart(id);
     const servers = newChart(`${id}-servers`);

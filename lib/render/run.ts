@@ -1,8 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { RemoteChildren } from "../safety";
-import { secretPlaceholder } from "../config";
+import { collectTurnFailures } from "../deploy/turns";
 import { applyOrder } from "./graph";
 import { OfflineMocks } from "./mocks";
+import { plainOutputs, plainValue, showSecrets } from "./plainValues";
 import { silenceStackTraces } from "./stackTraces";
 
 /** The options of a resource that matter to a reviewer of a deployment. */
@@ -21,6 +22,7 @@ export interface RenderedOptions {
  */
 /** What a remote component's transforms do to its children (lib/safety `ResourceView`). */
 export type { RemoteChildren };
+export { secretText } from "./plainValues";
 
 /** One resource the program registered, as `pulumi up` would register it. */
 export interface RenderedResource {
@@ -106,9 +108,6 @@ export interface RenderProgress {
   readonly components: number;
 }
 
-/** What a secret shows as, in a render's files and in config the render could not decrypt. */
-export const secretText = secretPlaceholder;
-
 /** What a transformation sees; components may also carry `providers` for their children. */
 type SeenOptions = pulumi.ResourceOptions &
   Pick<pulumi.CustomResourceOptions, "deleteBeforeReplace"> &
@@ -168,12 +167,8 @@ export async function evaluateProgram(
     // As in a render, but with the stacks' source positions, which `pulumi up` reads too.
     const restoreStackTraces = silenceStackTraces({ firstLineOnly: false });
     try {
-      await pulumi.runtime.runInPulumiStack(async () => {
-        const exported = args.program();
-        await (typeof exported === "function" ? (exported as () => unknown)() : exported);
-        return undefined;
-      });
-      await pulumi.runtime.disconnect();
+      const { failure } = await runStack(args.program);
+      if (failure) throw failure.error;
     } finally {
       restoreStackTraces();
     }
@@ -183,6 +178,39 @@ export async function evaluateProgram(
     () => undefined,
   );
   return turn;
+}
+
+/**
+ * Runs a program in a stack under the mock runtime and waits for the runtime to settle. A program error
+ * is caught inside the stack and returned once the runtime has settled (thrown through the SDK, it
+ * would also surface as an unhandled rejection and end the process), as is the first error of a unit
+ * the program built on a later turn (lib/deploy/turns.ts).
+ */
+async function runStack(
+  program: RenderProgramArgs["program"],
+  before?: () => void,
+): Promise<{ outputs?: unknown; failure?: { error: unknown } }> {
+  let outputs: unknown;
+  let failure: { error: unknown } | undefined;
+  const stopCollecting = collectTurnFailures((error) => {
+    failure ??= { error };
+  });
+  try {
+    await pulumi.runtime.runInPulumiStack(async () => {
+      try {
+        before?.();
+        const exported = program();
+        outputs = await (typeof exported === "function" ? (exported as () => unknown)() : exported);
+      } catch (error) {
+        failure = { error };
+      }
+      return undefined;
+    });
+    await pulumi.runtime.disconnect();
+  } finally {
+    stopCollecting();
+  }
+  return { outputs, failure };
 }
 
 async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
@@ -229,30 +257,19 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
     );
   };
   const cwd = process.cwd();
-  let rawOutputs: unknown;
-  // A program error is caught inside the stack and rethrown once the runtime has settled: thrown
-  // through the SDK, it would also surface as an unhandled rejection and end the process.
-  let failure: { error: unknown } | undefined;
+  let ran: Awaited<ReturnType<typeof runStack>>;
   try {
     if (args.cwd !== undefined) process.chdir(args.cwd);
-    await pulumi.runtime.runInPulumiStack(async () => {
+    ran = await runStack(args.program, () => {
       pulumi.runtime.registerStackTransformation(transformation);
-      try {
-        report("loading");
-        const exported = args.program();
-        rawOutputs = await (typeof exported === "function" ? (exported as () => unknown)() : exported);
-      } catch (error) {
-        failure = { error };
-      }
-      return undefined;
+      report("loading");
     });
-    await pulumi.runtime.disconnect();
   } finally {
     process.chdir(cwd);
     console.warn = consoleWarn;
     restoreStackTraces();
   }
-  if (failure) throw failure.error;
+  if (ran.failure) throw ran.failure.error;
 
   countUpTo(recorded.length);
   report("resolving");
@@ -262,7 +279,7 @@ async function renderAlone(args: RenderProgramArgs): Promise<RenderResult> {
     stack: args.stack,
     resources,
     order: applyOrder(resources),
-    outputs: await plainOutputs(rawOutputs),
+    outputs: await plainOutputs(ran.outputs),
     warnings,
   };
 }
@@ -445,44 +462,6 @@ async function resourcesIn(value: unknown): Promise<pulumi.Resource[]> {
     outputs.map(async (o) => [...(o.allResources ? await o.allResources() : (o.resources?.() ?? []))]),
   );
   return [...resources, ...viaOutputs.flat()];
-}
-
-/** Replaces Pulumi secret envelopes with `[secret]`, so a render never prints a secret. */
-export function showSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(showSecrets);
-  if (value === null || typeof value !== "object") return value;
-  const obj = value as Record<string, unknown>;
-  if (obj[pulumi.runtime.specialSigKey] === pulumi.runtime.specialSecretSig) return secretText;
-  if (pulumi.Resource.isInstance(value)) return "<resource reference>";
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[k] = showSecrets(v);
-  return out;
-}
-
-async function plainOutputs(raw: unknown): Promise<Record<string, unknown>> {
-  if (raw === null || typeof raw !== "object") return {};
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) out[k] = await plainValue(v);
-  return out;
-}
-
-async function plainValue(value: unknown): Promise<unknown> {
-  if (pulumi.Output.isInstance(value)) {
-    if (await pulumi.isSecret(value)) return secretText;
-    const resolved = await new Promise<unknown>((resolve) => value.apply((v) => resolve(v)));
-    return plainValue(resolved);
-  }
-  if (value instanceof Promise) return plainValue(await value);
-  if (Array.isArray(value)) return Promise.all(value.map(plainValue));
-  if (value === null || typeof value !== "object" || pulumi.Resource.isInstance(value)) {
-    return pulumi.Resource.isInstance(value) ? "<resource reference>" : value;
-  }
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    const plain = await plainValue(v);
-    if (plain !== undefined) out[k] = plain;
-  }
-  return out;
 }
 
 function isString(v: string | undefined): v is string {

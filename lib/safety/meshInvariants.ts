@@ -60,9 +60,11 @@ function injectedProxies(
   resources: readonly ResourceView[],
   admission: MeshAdmission,
   pod: AdmittedPod,
+  // The values of the releases of `admission.proxyConfigChart`, when the caller has them already.
+  releases: readonly Obj[] = releaseValues(resources, admission.proxyConfigChart),
 ): InjectedProxy[] {
   if (!admission.asksForProxy(pod)) return [];
-  const serving = admission.servingControlPlanes(pod, releaseValues(resources, admission.proxyConfigChart));
+  const serving = admission.servingControlPlanes(pod, [...releases]);
   // Without a release in the program, the chart's defaults decide.
   return (serving.length > 0 ? serving : [{}]).map((values) => admission.proxy(pod, values));
 }
@@ -236,45 +238,73 @@ const podTemplatePaths: Readonly<Record<string, readonly string[]>> = {
  * The container ports of the program's pods in a namespace whose labels include the given ones, by
  * name: their containers' and init containers' (native sidecars among them), and those of the proxy a
  * mesh's injector adds (lib/meshes/<mesh>/admission.ts). A name the pods declare with more than one
- * number is left out: it means no one port.
+ * number is left out: it means no one port. The program is indexed once and each target answered once,
+ * so a model asked about every grant of 1,000 apps stays linear in the program.
  */
-function namedPorts(resources: readonly ResourceView[], target: NetworkPolicyTarget): Map<string, number> {
+function namedPortsIn(
+  resources: readonly ResourceView[],
+): (target: NetworkPolicyTarget) => Map<string, number> {
   const namespaceOf = namespacesIn(resources);
-  const ns = namespaceOf(target.namespace);
-  const numbers = new Map<string, Set<number>>();
-  const declare = (ports: unknown) => {
-    for (const p of Array.isArray(ports) ? ports : []) {
-      const name = str(at(p, "name"));
-      const number = at(p, "containerPort");
-      if (name !== undefined && typeof number === "number")
-        numbers.set(name, new Set([...(numbers.get(name) ?? []), number]));
-    }
-  };
+  const workloads = new Map<
+    string,
+    { readonly name: string; readonly kind: string; readonly template: unknown }[]
+  >();
   for (const r of resources) {
     const o = object(r);
     const path = podTemplatePaths[o.kind ?? ""];
-    if (path === undefined || !r.type.startsWith("kubernetes:") || o.namespace !== target.namespace) continue;
-    const template = path.length === 0 ? r.inputs : at(r.inputs, ...path);
-    const labels = stringsOf((at(template, "metadata", "labels") ?? {}) as Obj);
-    if (!Object.entries(target.podLabels).every(([k, v]) => labels[k] === v)) continue;
-    for (const c of [
-      ...((at(template, "spec", "containers") as unknown[] | undefined) ?? []),
-      ...((at(template, "spec", "initContainers") as unknown[] | undefined) ?? []),
-    ])
-      declare(at(c, "ports"));
-    const pod: AdmittedPod = {
-      labels,
-      annotations: stringsOf((at(template, "metadata", "annotations") ?? {}) as Obj),
-      namespaceLabels: ns.labels,
-      namespaceAnnotations: ns.annotations,
-      workload: o.name ?? "",
-      workloadKind: o.kind ?? "",
-    };
-    for (const admission of meshAdmissions)
-      for (const proxy of injectedProxies(resources, admission, pod))
-        for (const c of [...proxy.containers, ...proxy.initContainers]) declare(c.ports);
+    if (path === undefined || !r.type.startsWith("kubernetes:")) continue;
+    const here = workloads.get(o.namespace ?? "") ?? [];
+    here.push({
+      name: o.name ?? "",
+      kind: o.kind ?? "",
+      template: path.length === 0 ? r.inputs : at(r.inputs, ...path),
+    });
+    workloads.set(o.namespace ?? "", here);
   }
-  return new Map([...numbers].filter(([, n]) => n.size === 1).map(([name, n]) => [name, [...n][0]] as const));
+  const releases = new Map(
+    meshAdmissions.map((a) => [a, releaseValues(resources, a.proxyConfigChart)] as const),
+  );
+  const answered = new Map<string, Map<string, number>>();
+  return (target) => {
+    const key = JSON.stringify([target.namespace, Object.entries(target.podLabels).sort()]);
+    const known = answered.get(key);
+    if (known) return known;
+    const ns = namespaceOf(target.namespace);
+    const numbers = new Map<string, Set<number>>();
+    const declare = (ports: unknown) => {
+      for (const p of Array.isArray(ports) ? ports : []) {
+        const name = str(at(p, "name"));
+        const number = at(p, "containerPort");
+        if (name !== undefined && typeof number === "number")
+          numbers.set(name, new Set([...(numbers.get(name) ?? []), number]));
+      }
+    };
+    for (const w of workloads.get(target.namespace) ?? []) {
+      const labels = stringsOf((at(w.template, "metadata", "labels") ?? {}) as Obj);
+      if (!Object.entries(target.podLabels).every(([k, v]) => labels[k] === v)) continue;
+      for (const c of [
+        ...((at(w.template, "spec", "containers") as unknown[] | undefined) ?? []),
+        ...((at(w.template, "spec", "initContainers") as unknown[] | undefined) ?? []),
+      ])
+        declare(at(c, "ports"));
+      const pod: AdmittedPod = {
+        labels,
+        annotations: stringsOf((at(w.template, "metadata", "annotations") ?? {}) as Obj),
+        namespaceLabels: ns.labels,
+        namespaceAnnotations: ns.annotations,
+        workload: w.name,
+        workloadKind: w.kind,
+      };
+      for (const admission of meshAdmissions)
+        for (const proxy of injectedProxies(resources, admission, pod, releases.get(admission)))
+          for (const c of [...proxy.containers, ...proxy.initContainers]) declare(c.ports);
+    }
+    const result = new Map(
+      [...numbers].filter(([, n]) => n.size === 1).map(([name, n]) => [name, [...n][0]] as const),
+    );
+    answered.set(key, result);
+    return result;
+  };
 }
 
 /**
@@ -289,9 +319,13 @@ function namedPorts(resources: readonly ResourceView[], target: NetworkPolicyTar
  * modelled.
  */
 export function networkPolicyModel(resources: readonly ResourceView[]): NetworkPolicyModel {
-  const policies = resources.filter(
-    (r) => object(r).kind === "NetworkPolicy" && r.type.startsWith("kubernetes:"),
-  );
+  // By namespace, as a policy applies only to pods of its own.
+  const policies = new Map<string, ResourceView[]>();
+  for (const r of resources) {
+    if (object(r).kind !== "NetworkPolicy" || !r.type.startsWith("kubernetes:")) continue;
+    policies.set(object(r).namespace ?? "", [...(policies.get(object(r).namespace ?? "") ?? []), r]);
+  }
+  const namedPorts = namedPortsIn(resources);
   const namespaceOf = namespacesIn(resources);
   const namespaceLabels = (namespace: string): Obj => namespaceOf(namespace).labels;
   const isolating = (r: ResourceView) => {
@@ -299,16 +333,13 @@ export function networkPolicyModel(resources: readonly ResourceView[]): NetworkP
     return types === undefined ? true : types.includes("Ingress");
   };
   const applying = (target: NetworkPolicyTarget) =>
-    policies.filter(
-      (p) =>
-        object(p).namespace === target.namespace &&
-        isolating(p) &&
-        selectorMatches(at(p.inputs, "spec", "podSelector"), target.podLabels as Obj),
+    (policies.get(target.namespace) ?? []).filter(
+      (p) => isolating(p) && selectorMatches(at(p.inputs, "spec", "podSelector"), target.podLabels as Obj),
     );
   const admits = (target: NetworkPolicyTarget, source: MeshSource, port: number | string): boolean => {
     const policiesHere = applying(target);
     if (policiesHere.length === 0) return true;
-    const names = namedPorts(resources, target);
+    const names = namedPorts(target);
     const means = (p: unknown): unknown => (typeof p === "string" ? (names.get(p) ?? p) : p);
     return policiesHere.some((p) =>
       ((at(p.inputs, "spec", "ingress") as Obj[] | undefined) ?? []).some((rule) => {

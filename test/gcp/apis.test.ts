@@ -1,6 +1,6 @@
 import { placeholder } from "../../lib/render";
 import { at, ofType, one, plan, renderPlatform, waitsFor } from "../helpers";
-import { KMS_MEMBER, SERVICE, SERVICE_IDENTITY, planProblems, renderCluster } from "./gke";
+import { CLUSTER, KEY_RING, KMS_MEMBER, SERVICE, SERVICE_IDENTITY, planProblems, renderCluster } from "./gke";
 
 const shop = {
   name: "shop",
@@ -55,6 +55,15 @@ describe("a fresh project", () => {
     const binding = one(result, KMS_MEMBER);
     expect(at(binding, "member")).toBe(agent);
     expect(binding.dependencies).toContain(identity.key);
+  });
+
+  test("the key ring waits for the APIs only, not for GKE's agent; the cluster waits for both", async () => {
+    const result = await renderCluster({});
+    const identity = one(result, SERVICE_IDENTITY).key;
+    // Made beside the agent rather than after it: the chain before the cluster is one step shorter.
+    expect(one(result, KEY_RING).dependsOn).not.toContain(identity);
+    expect(waitsFor(result, one(result, KEY_RING)).has(identity)).toBe(false);
+    expect(one(result, CLUSTER).dependsOn).toContain(identity);
   });
 
   test("enableApis: false enables nothing, and the key's binding names GKE's agent from the project number", async () => {

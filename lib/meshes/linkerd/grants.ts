@@ -12,8 +12,15 @@ export function linkerdGrants(
   objects: readonly AdmissionObject[],
   external: (cidr: string) => boolean,
 ): MeshGrant[] {
+  // Indexed by namespace and kind once: a program of 1,000 apps has thousands of Servers.
+  const byNamespace = new Map<string | undefined, Map<string, AdmissionObject[]>>();
+  for (const o of objects) {
+    const kinds = byNamespace.get(o.metadata.namespace) ?? new Map<string, AdmissionObject[]>();
+    byNamespace.set(o.metadata.namespace, kinds);
+    kinds.set(o.kind, [...(kinds.get(o.kind) ?? []), o]);
+  }
   const inNs = (ns: string | undefined, kind: string, group: string) =>
-    objects.filter((o) => o.kind === kind && o.metadata.namespace === ns && o.apiVersion.startsWith(group));
+    (byNamespace.get(ns)?.get(kind) ?? []).filter((o) => o.apiVersion.startsWith(group));
   const grants: MeshGrant[] = [];
   for (const server of objects.filter(
     (o) => o.kind === "Server" && o.apiVersion.startsWith("policy.linkerd.io/"),
