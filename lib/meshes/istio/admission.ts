@@ -42,6 +42,18 @@ interface PeerAuthenticationSpec {
   portLevelMtls?: Record<string, { mode?: string }>;
 }
 
+/** The PeerAuthentications among the objects, found once per array: every scrape of a program asks. */
+const peerAuthenticationsOf = new WeakMap<readonly AdmissionObject[], readonly AdmissionObject[]>();
+function peerAuthentications(objects: readonly AdmissionObject[]): readonly AdmissionObject[] {
+  const known = peerAuthenticationsOf.get(objects);
+  if (known) return known;
+  const found = objects.filter(
+    (o) => o.kind === "PeerAuthentication" && o.apiVersion.startsWith("security.istio.io/"),
+  );
+  peerAuthenticationsOf.set(objects, found);
+  return found;
+}
+
 /**
  * The mTLS mode a pod's port takes (pilot/pkg/security/authn/policy_applier.go ComposePeerAuthentication
  * at 1.30.3): one policy per scope, the mesh's (root namespace, no selector), the namespace's (no
@@ -51,9 +63,7 @@ interface PeerAuthenticationSpec {
  * render has no creation times, so the first in the set stands for it.
  */
 function mtlsMode(scrape: Pick<MeshScrape, "objects" | "pod" | "namespace" | "portNumber">): string {
-  const policies = scrape.objects.filter(
-    (o) => o.kind === "PeerAuthentication" && o.apiVersion.startsWith("security.istio.io/"),
-  );
+  const policies = peerAuthentications(scrape.objects);
   const spec = (o: AdmissionObject) => (o.spec ?? {}) as PeerAuthenticationSpec;
   const wide = (o: AdmissionObject) => Object.keys(spec(o).selector?.matchLabels ?? {}).length === 0;
   const selects = (o: AdmissionObject) =>

@@ -30,7 +30,6 @@ const isPolicy = (o: AdmissionObject, kind: string) =>
  * 28,000), not searched whole per question.
  */
 interface ObjectIndex {
-  readonly size: number;
   readonly byNamespace: ReadonlyMap<string | undefined, readonly AdmissionObject[]>;
   readonly destination?: AdmissionObject;
 }
@@ -38,7 +37,7 @@ const indexes = new WeakMap<readonly AdmissionObject[], ObjectIndex>();
 
 function indexed(objects: readonly AdmissionObject[]): ObjectIndex {
   const known = indexes.get(objects);
-  if (known && known.size === objects.length) return known;
+  if (known) return known;
   const byNamespace = new Map<string | undefined, AdmissionObject[]>();
   for (const o of objects) {
     const here = byNamespace.get(o.metadata.namespace) ?? [];
@@ -46,7 +45,6 @@ function indexed(objects: readonly AdmissionObject[]): ObjectIndex {
     byNamespace.set(o.metadata.namespace, here);
   }
   const index: ObjectIndex = {
-    size: objects.length,
     byNamespace,
     destination: objects.find((o) => o.kind === "Deployment" && o.metadata.name === "linkerd-destination"),
   };
