@@ -14,9 +14,11 @@ import { evaluateProgram } from "../lib/render/run";
 
 /**
  * `npm run bench`: renders generated environments of N apps, each meshed, exposed and monitored, and
- * compares each with a floor: the same final resources registered directly under the same mock
- * runtime, with no library work; and measures the same program as `pulumi up` evaluates it, without
- * the render's bookkeeping. Each measurement runs in its own process, so peak memory is its own.
+ * compares each with floors: the same final resources registered directly under the same mock
+ * runtime, with no library work (the Kubernetes objects alone; every resource; and every resource with
+ * the same graph: components, parents and dependsOn); and measures the same program as `pulumi up`
+ * evaluates it, without the render's bookkeeping. Each measurement runs in its own process, so peak
+ * memory is its own.
  * Prints a table, writes out/bench.json, and exits 1 when a goal (`goals`) is missed, unless `--no-fail`.
  */
 
@@ -60,17 +62,37 @@ export function evaluateBench(n: number): Promise<void> {
 }
 
 export interface FloorResource {
+  readonly key: string;
   readonly type: string;
   readonly name: string;
+  /** False for a component, which the Kubernetes-objects and all-resources floors leave out. */
+  readonly custom: boolean;
+  /** Keys, as the render names them: what the same-graph floor registers the resource under and after. */
+  readonly parent?: string;
+  readonly dependsOn: readonly string[];
   readonly inputs: Record<string, unknown>;
 }
 
 /** A resource of any type, registered as-is. */
 class Raw extends pulumi.CustomResource {
-  constructor(type: string, name: string, inputs: Record<string, unknown>) {
-    super(type, name, inputs);
+  constructor(
+    type: string,
+    name: string,
+    inputs: Record<string, unknown>,
+    opts?: pulumi.CustomResourceOptions,
+  ) {
+    super(type, name, inputs, opts);
   }
 }
+
+/** A component of any type, registered as-is. */
+class Group extends pulumi.ComponentResource {
+  constructor(type: string, name: string, opts: pulumi.ComponentResourceOptions) {
+    super(type, name, {}, opts);
+  }
+}
+
+const isProvider = (r: FloorResource) => r.type.startsWith("pulumi:providers:");
 
 const isKubernetesObject = (r: FloorResource) =>
   typeof r.inputs.apiVersion === "string" && typeof r.inputs.kind === "string";
@@ -80,13 +102,15 @@ const isKubernetesObject = (r: FloorResource) =>
  * parents, dependencies or library work; Kubernetes objects as their @pulumi/kubernetes classes.
  * `kubernetes` is the floor as the issue defines it: the Kubernetes objects alone. `all` adds the
  * rest (Google Cloud resources, Helm releases) by type, since the library registers those too.
+ * `graph` registers every resource, components too, with the parent and dependsOn the platform gave
+ * it: what the Pulumi SDK and engine pay for the platform's graph, without the library's work.
  * Registered in turns of the event loop of `perTurn` resources each, as the platform registers each
  * app's objects on turns of their own (lib/deploy/turns.ts): registered in one synchronous pass, the
  * floor of 1,000 apps holds every object's in-flight copies at once and exceeds a 1.5 GB heap.
  */
 export function renderFloor(
   resources: readonly FloorResource[],
-  which: "kubernetes" | "all",
+  which: FloorKind,
   perTurn: number,
 ): Promise<RenderResult> {
   return renderProgram({
@@ -95,11 +119,27 @@ export function renderFloor(
     config: {},
     program: async () => {
       const provider = new k8s.Provider("floor", { kubeconfig: "{}" });
+      const made = new Map<string, pulumi.Resource>();
+      const graphOf = (r: FloorResource) =>
+        which === "graph"
+          ? {
+              parent: r.parent === undefined ? undefined : made.get(r.parent),
+              dependsOn: r.dependsOn.flatMap((k) => made.get(k) ?? []),
+            }
+          : {};
       let inThisTurn = 0;
       for (const r of resources) {
+        if (isProvider(r)) continue;
+        if (!r.custom) {
+          if (which === "graph") made.set(r.key, new Group(r.type, r.name, graphOf(r)));
+          continue;
+        }
         if (isKubernetesObject(r))
-          kubernetesResource(r.name, r.inputs as unknown as KubeObject, { provider });
-        else if (which === "all") new Raw(r.type, r.name, r.inputs);
+          made.set(
+            r.key,
+            kubernetesResource(r.name, r.inputs as unknown as KubeObject, { provider, ...graphOf(r) }),
+          );
+        else if (which !== "kubernetes") made.set(r.key, new Raw(r.type, r.name, r.inputs, graphOf(r)));
         else continue;
         if (++inThisTurn < perTurn) continue;
         inThisTurn = 0;
@@ -110,15 +150,28 @@ export function renderFloor(
   });
 }
 
-/** The floor's turn: as many resources as the platform registers per app, so it has as many turns as apps. */
-export const floorTurn = (resources: readonly FloorResource[], apps: number, which: "kubernetes" | "all") =>
-  Math.max(1, Math.ceil(resources.filter((r) => which === "all" || isKubernetesObject(r)).length / apps));
+/** The floors: the Kubernetes objects; every resource; every resource with the platform's graph. */
+export type FloorKind = "kubernetes" | "all" | "graph";
 
-/** The floor's resources: the custom resources a render registered, providers left out. */
+/** The floor's turn: as many resources as the platform registers per app, so it has as many turns as apps. */
+export const floorTurn = (resources: readonly FloorResource[], apps: number, which: FloorKind) => {
+  const registered = resources.filter(
+    (r) => !isProvider(r) && (which === "graph" || (r.custom && (which === "all" || isKubernetesObject(r)))),
+  );
+  return Math.max(1, Math.ceil(registered.length / apps));
+};
+
+/** The floors' resources: every resource a render registered, in its order, with its parent and dependsOn. */
 export function floorResources(result: RenderResult): FloorResource[] {
-  return result.resources
-    .filter((r) => r.custom && !r.type.startsWith("pulumi:providers:"))
-    .map((r) => ({ type: r.type, name: r.name, inputs: r.inputs }));
+  return result.resources.map((r) => ({
+    key: r.key,
+    type: r.type,
+    name: r.name,
+    custom: r.custom,
+    parent: r.parent,
+    dependsOn: r.dependsOn,
+    inputs: r.inputs,
+  }));
 }
 
 interface Measurement {
@@ -160,14 +213,13 @@ function allocatedBytes(profile: GcProfile, startUsed: number, endUsed: number):
 }
 
 /** The kinds of measured run. */
-type Kind = "platform" | "deploy" | "floor-kubernetes" | "floor-all";
+type Kind = "platform" | "deploy" | `floor-${FloorKind}`;
 
 async function child(kind: Kind, n: number, floorFile: string): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
-  const floor =
-    kind === "floor-kubernetes" || kind === "floor-all"
-      ? (JSON.parse(fs.readFileSync(floorFile, "utf8")) as FloorResource[])
-      : [];
+  const floor = kind.startsWith("floor-")
+    ? (JSON.parse(fs.readFileSync(floorFile, "utf8")) as FloorResource[])
+    : [];
   gc?.();
   let gcMs = 0;
   const observer = new PerformanceObserver((list) => {
@@ -185,7 +237,7 @@ async function child(kind: Kind, n: number, floorFile: string): Promise<void> {
   if (kind === "platform") result = await renderBench(n);
   else if (kind === "deploy") await evaluateBench(n);
   else {
-    const which = kind === "floor-all" ? "all" : "kubernetes";
+    const which = kind.slice("floor-".length) as FloorKind;
     result = await renderFloor(floor, which, floorTurn(floor, n, which));
   }
   const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
@@ -272,6 +324,10 @@ interface Row {
   readonly ratioToFloor: number;
   readonly floorAllMs: number;
   readonly ratioToFloorAll: number;
+  /** Every resource with the platform's components, parents and dependsOn: what the SDK pays for its graph. */
+  readonly floorGraphMs: number;
+  /** The platform against its own graph registered directly: the cost of the library's own work. */
+  readonly ratioToFloorGraph: number;
   /** The same program under the mock runtime without the render's bookkeeping: what `pulumi up` evaluates. */
   readonly deploy: {
     readonly wallMs: number;
@@ -339,6 +395,7 @@ function main(): void {
     const deploy = median(times(() => measure("deploy", n, file)));
     const floor = median(times(() => measure("floor-kubernetes", n, file)));
     const floorAll = median(times(() => measure("floor-all", n, file)));
+    const floorGraph = median(times(() => measure("floor-graph", n, file)));
     return {
       apps: n,
       resources: platform.resources,
@@ -355,6 +412,8 @@ function main(): void {
       ratioToFloor: +(platform.wallMs / floor.wallMs).toFixed(2),
       floorAllMs: Math.round(floorAll.wallMs),
       ratioToFloorAll: +(platform.wallMs / floorAll.wallMs).toFixed(2),
+      floorGraphMs: Math.round(floorGraph.wallMs),
+      ratioToFloorGraph: +(platform.wallMs / floorGraph.wallMs).toFixed(2),
       deploy: {
         wallMs: Math.round(deploy.wallMs),
         cpuMs: Math.round(deploy.cpuMs),
@@ -389,14 +448,14 @@ function main(): void {
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   console.log(`Machine: ${machine}; run with the median wall time of ${runs}; node ${nodeFlags.join(" ")}\n`);
   console.log(
-    "| apps | resources | wall | CPU | per app | peak memory | live heap after | allocated | GC | floor (Kubernetes objects) | vs floor | floor (all resources) | vs floor | critical path |",
+    "| apps | resources | wall | CPU | per app | peak memory | live heap after | allocated | GC | floor (Kubernetes objects) | vs floor | floor (all resources) | vs floor | floor (same graph) | vs floor | critical path |",
   );
   console.log(
-    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   );
   for (const r of rows) {
     console.log(
-      `| ${r.apps} | ${r.resources} | ${s(r.wallMs)} | ${s(r.cpuMs)} | ${r.msPerApp} ms | ${r.peakRssMb} MB | ${r.liveHeapMb} MB | ${r.allocatedMb} MB | ${s(r.gcMs)} | ${s(r.floorMs)} | ${r.ratioToFloor}x | ${s(r.floorAllMs)} | ${r.ratioToFloorAll}x | ${r.criticalPathSteps} steps |`,
+      `| ${r.apps} | ${r.resources} | ${s(r.wallMs)} | ${s(r.cpuMs)} | ${r.msPerApp} ms | ${r.peakRssMb} MB | ${r.liveHeapMb} MB | ${r.allocatedMb} MB | ${s(r.gcMs)} | ${s(r.floorMs)} | ${r.ratioToFloor}x | ${s(r.floorAllMs)} | ${r.ratioToFloorAll}x | ${s(r.floorGraphMs)} | ${r.ratioToFloorGraph}x | ${r.criticalPathSteps} steps |`,
     );
   }
   console.log("\nThe same program as `pulumi up` evaluates it (mock runtime, no render bookkeeping):\n");

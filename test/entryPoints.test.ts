@@ -42,7 +42,7 @@ describe("what each entry point loads", () => {
     const layers = new Set(constructs.map(layerOf));
     for (const layer of ["safety", "cluster", "render", "doctor", "check"])
       expect(layers).not.toContain(layer);
-    // What it does load: the constructs and the plan, with their config, versions and manifests.
+    // What it does load: the constructs and the plan, with their config, versions, manifests and JSON readers.
     expect([...layers].sort()).toEqual(
       [
         "addons",
@@ -51,6 +51,7 @@ describe("what each entry point loads", () => {
         "deploy",
         "gcp",
         "index",
+        "json",
         "manifests",
         "meshes",
         "plan",

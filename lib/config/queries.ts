@@ -44,8 +44,21 @@ export function isIsolatedNamespace(config: IsolationConfig, namespace: string):
     teamOfNamespace(config, namespace) !== undefined ||
     (config.isolation.enabled &&
       !config.isolation.except.includes(namespace) &&
-      config.apps.some((a) => a.namespace === namespace))
+      appNamespaces(config.apps).has(namespace))
   );
+}
+
+/** Per apps list, the namespaces they run in: asked once per app, so indexed once, not searched per app. */
+const namespacesOfApps = new WeakMap<readonly Pick<App, "namespace">[], ReadonlySet<string>>();
+
+/** The namespaces `apps` run in. */
+export function appNamespaces(apps: readonly Pick<App, "namespace">[]): ReadonlySet<string> {
+  let known = namespacesOfApps.get(apps);
+  if (!known) {
+    known = new Set(apps.map((a) => a.namespace));
+    namespacesOfApps.set(apps, known);
+  }
+  return known;
 }
 
 /** The team whose namespaces include `namespace`, if one does. */

@@ -145,6 +145,8 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
   readonly provider: k8s.Provider;
   /** The enabled APIs and service agents; empty with `cluster.enableApis` off. Resources outside that use the APIs wait for them. */
   readonly apis: readonly pulumi.Resource[];
+  /** The enabled APIs by name (`compute.googleapis.com`); empty with `cluster.enableApis` off. */
+  private readonly services: ReadonlyMap<string, pulumi.Resource>;
 
   constructor(name: string, args: GkeClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:gcp:GkeCluster", name, {}, opts);
@@ -283,6 +285,7 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
     this.networkId = network.networkId;
     this.subnetId = network.subnetId;
     this.apis = apis;
+    this.services = services?.services ?? new Map();
     this.provider = createKubernetesProvider(
       `${name}-k8s`,
       { kubeconfig: this.kubeconfig, clusterIdentifier: cluster.id, deleteUnreachable: c.deleteUnreachable },
@@ -299,6 +302,16 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
       workloadIdentityPool: this.workloadIdentityPool,
       networkId: this.networkId,
       subnetId: this.subnetId,
+    });
+  }
+  /**
+   * What a resource that calls only `names` waits for: those APIs, enabled (none with `cluster.enableApis`
+   * off). Fewer than `apis`: no service agent, no API it does not call.
+   */
+  apisFor(names: readonly string[]): pulumi.Resource[] {
+    return names.flatMap((n) => {
+      const service = this.services.get(n);
+      return service ? [service] : [];
     });
   }
 }

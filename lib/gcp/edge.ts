@@ -7,6 +7,8 @@ export interface EdgeArgs {
   readonly region: string;
   /** Prefix of every name, usually the cluster name. */
   readonly prefix: string;
+  /** What every edge resource waits for: the enabled APIs it calls (`edgeApis`). @default none */
+  readonly apis?: readonly pulumi.Resource[];
   readonly minTlsVersion: "TLS_1_2" | "TLS_1_3";
   /** The shared GKE Gateway, when any app is exposed through it. */
   readonly gateway?: {
@@ -20,15 +22,29 @@ export interface EdgeArgs {
   /** GCE Ingress apps (namespace/name), each with its own static IP when `staticIp`. */
   readonly gceIngress?: { readonly apps: readonly string[]; readonly staticIp: boolean };
   /** A Google service account for cert-manager's DNS-01 solver, bound through Workload Identity. */
-  readonly dns01?: { readonly certManagerNamespace: string; readonly certManagerServiceAccount: string };
+  readonly dns01?: {
+    readonly certManagerNamespace: string;
+    readonly certManagerServiceAccount: string;
+    /**
+     * What makes the project's Workload Identity pool (`<project>.svc.id.goog`) exist: the first cluster
+     * with Workload Identity. IAM refuses a member of a pool that does not exist yet ("Identity Pool does
+     * not exist"), so the solver's binding waits for it. @default none: the pool exists already
+     */
+    readonly poolReady?: readonly pulumi.Resource[];
+  };
 }
 
-/** The APIs the edge uses: Compute Engine, Certificate Manager for managed certificates, Cloud DNS for DNS-01. */
+/**
+ * The APIs the edge calls: Compute Engine; Certificate Manager for managed certificates; for DNS-01, Cloud
+ * DNS, IAM (the solver's account) and Resource Manager (its project role binding).
+ */
 export function edgeApis(args: EdgeArgs): string[] {
   return [
     "compute.googleapis.com",
     ...((args.gateway?.managedHosts.length ?? 0) > 0 ? ["certificatemanager.googleapis.com"] : []),
-    ...(args.dns01 ? ["dns.googleapis.com", "iam.googleapis.com"] : []),
+    ...(args.dns01
+      ? ["dns.googleapis.com", "iam.googleapis.com", "cloudresourcemanager.googleapis.com"]
+      : []),
   ];
 }
 
@@ -69,8 +85,8 @@ export class Edge extends pulumi.ComponentResource {
 
   constructor(name: string, args: EdgeArgs, opts?: pulumi.ComponentResourceOptions) {
     super("gke-mesh-platform:gcp:Edge", name, {}, opts);
-    // Everything here waits for what the component waits for (the project's APIs).
-    const parent = { parent: this, dependsOn: opts?.dependsOn };
+    // Everything here waits for the APIs it calls.
+    const parent = { parent: this, dependsOn: [...(args.apis ?? [])] };
     const gatewayResources: pulumi.Resource[] = [];
     const gceResources: pulumi.Resource[] = [];
     const dns01Resources: pulumi.Resource[] = [];
@@ -201,7 +217,7 @@ export class Edge extends pulumi.ComponentResource {
           role: "roles/iam.workloadIdentityUser",
           member: `serviceAccount:${project}.svc.id.goog[${args.dns01.certManagerNamespace}/${args.dns01.certManagerServiceAccount}]`,
         },
-        parent,
+        { ...parent, dependsOn: [...parent.dependsOn, ...(args.dns01.poolReady ?? [])] },
       );
       this.dns01ServiceAccount = account.email;
       dns01Resources.push(account, role, wi);

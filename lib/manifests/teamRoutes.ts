@@ -1,6 +1,5 @@
 import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
-import { linkerdFacts } from "../versions";
 
 /** A host and path prefix an app of a team's namespace is exposed on (`apps[].expose`). */
 export interface TeamRoute {
@@ -9,10 +8,21 @@ export interface TeamRoute {
   readonly path: string;
 }
 
+/** A kind a route may name as its parent (`parentRefs[].group` and `kind`; the core group is ""). */
+export interface RouteParentKind {
+  readonly group: string;
+  readonly kind: string;
+}
+
 export interface TeamRoutesProps {
   readonly namespace: string;
   /** The only hosts and path prefixes the namespace's Ingresses and Gateway routes may claim; none: no route at all. */
   readonly routes: readonly TeamRoute[];
+  /**
+   * The parents of routes that carry east-west calls only, the meshes' (lib/meshes `eastWestRouteParents`):
+   * a route whose every parent is one of them is not on a Gateway, and the policy leaves it alone.
+   */
+  readonly eastWestParents: readonly RouteParentKind[];
 }
 
 /**
@@ -45,6 +55,12 @@ function underRoutes(h: string, p: string): string {
   );
 }
 
+/** CEL: whether the parentRef `p` is of a kind; the core group also as `core`, which routes may write. */
+function parentIs(parent: RouteParentKind): string {
+  const group = parent.group === "" ? "p.group in ['', 'core']" : `p.group == ${cel(parent.group)}`;
+  return `p.kind == ${cel(parent.kind)} && ${group}`;
+}
+
 /** The routes as the refusal's message names them. */
 function allowedText(routes: readonly TeamRoute[]): string {
   if (routes.length === 0) return "none: no app of the namespace is exposed";
@@ -63,7 +79,7 @@ function allowedText(routes: readonly TeamRoute[]): string {
  * A ValidatingAdmissionPolicy, bound with `Deny` to this namespace only, refuses on create and update:
  *   - an Ingress with a `defaultBackend`, a rule without a host, a rule's host and path not under one of
  *     the routes, or a `tls` entry without hosts or with a host that is not one of them;
- *   - an HTTPRoute on a Gateway (any parent but a mesh's Service or Linkerd Server) without hostnames, with a
+ *   - an HTTPRoute on a Gateway (any parent but an east-west one, `eastWestParents`) without hostnames, with a
  *     hostname not among them, or with a match (absent: `/`) whose path is not under a route of each
  *     hostname, or is a RegularExpression;
  *   - a GRPCRoute on a Gateway whose hostnames are not hosts exposed whole (path `/`): gRPC paths are
@@ -116,13 +132,11 @@ export class TeamRoutes extends Construct {
           { name: "hosts", expression: list(hosts) },
           { name: "wholeHosts", expression: list(wholeHosts) },
           {
-            // Routes whose every parent is a mesh's Service (GAMMA) or a Linkerd Server carry east-west calls only.
+            // Routes whose every parent is a mesh's carry east-west calls only.
             name: "onGateway",
             expression:
               "!has(object.spec.parentRefs) || object.spec.parentRefs.exists(p, !(has(p.kind) && has(p.group) && " +
-              "(p.kind == 'Service' && p.group in ['', 'core'] || p.kind == 'Server' && p.group == '" +
-              linkerdFacts.policyApiVersions.Server.split("/")[0] +
-              "')))",
+              `(${props.eastWestParents.map(parentIs).join(" || ")})))`,
           },
         ],
         validations: [

@@ -1,7 +1,14 @@
 import type { ConfigProblem, EnvironmentInput, SizingComponent } from "../config";
+import type { RouteParentKind } from "../manifests";
 import type { ChartName } from "../versions";
 import { istioMesh, istioNamespace } from "./istio";
-import { linkerdCniNamespace, linkerdMesh, linkerdNamespace, linkerdVizNamespace } from "./linkerd";
+import {
+  linkerdCniNamespace,
+  linkerdMesh,
+  linkerdNamespace,
+  linkerdRouteParents,
+  linkerdVizNamespace,
+} from "./linkerd";
 import type { Mesh, MeshConfig, MeshConfigRules, MeshIdentity, MeshKey, MeshKind } from "./mesh";
 import { noMesh } from "./none";
 
@@ -27,6 +34,16 @@ export const meshNamespaces: readonly string[] = [
   linkerdVizNamespace,
   linkerdCniNamespace,
   istioNamespace,
+];
+
+/**
+ * The parents of routes that carry east-west calls only, whichever mesh the environment runs: a Service
+ * (GAMMA, which Istio and Linkerd both read) and Linkerd's Server. A team's route whose every parent is one
+ * of them is not on a Gateway (lib/manifests/teamRoutes.ts).
+ */
+export const eastWestRouteParents: readonly RouteParentKind[] = [
+  { group: "", kind: "Service" },
+  ...linkerdRouteParents,
 ];
 
 /** The environment's mesh. */

@@ -6,6 +6,7 @@ import {
   type ConfigProblem,
   type PlatformConfig,
 } from "../config";
+import { groupBy } from "../json";
 import type { MeshEnforcement, MeshIdentity } from "../meshes";
 import { isGuardedIn, meshClosure } from "./isolation";
 
@@ -22,6 +23,7 @@ export function meshTrafficRules(
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const lacking = meshLacks(mesh);
+  const byNamespace = groupBy(config.apps, (a) => a.namespace);
   config.apps.forEach((app, i) => {
     const at = `apps[${i}].mesh`;
     if (app.mesh.routes.length === 0 && !app.mesh.authorization) return;
@@ -29,7 +31,7 @@ export function meshTrafficRules(
       problems.push({ path: cfg(at), problem: `is set, but ${lacking.problem}`, fix: lacking.fix });
       return;
     }
-    const neighbours = config.apps.filter((a) => a.namespace === app.namespace);
+    const neighbours = byNamespace.get(app.namespace) ?? [];
     problems.push(...routeRules(mesh, app, neighbours, at), ...authorizationRules(app, neighbours, at));
   });
   if (!lacking) problems.push(...routeNameRules(config), ...guardedPathRules(config, mesh));

@@ -381,14 +381,16 @@ function namespacesOf(config: PlatformConfig, mesh: MeshPodContract & MeshEnforc
   const names = [
     ...new Set([...config.apps.map((a) => a.namespace), ...config.teams.flatMap((t) => t.namespaces)]),
   ].sort();
+  const onGateway = new Set(
+    config.apps.filter((a) => a.expose?.via.includes("gke-gateway")).map((a) => a.namespace),
+  );
   return names.map((name) => {
-    const onGateway = config.apps.some((a) => a.namespace === name && a.expose?.via.includes("gke-gateway"));
     const enrolment: PodMetadata = mesh.namespaceEnrolment;
     const deny =
       mesh.policy && meshClosure(config, mesh, name) !== "open" ? mesh.policy.denyByDefaultAnnotations : {};
     return {
       name,
-      labels: { ...enrolment.labels, ...(onGateway ? { [gatewayAccessLabel]: "true" } : {}) },
+      labels: { ...enrolment.labels, ...(onGateway.has(name) ? { [gatewayAccessLabel]: "true" } : {}) },
       annotations: { ...enrolment.annotations, ...deny },
     };
   });

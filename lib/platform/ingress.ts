@@ -2,7 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { IngressNginx, Traefik, certManagerNamespace } from "../addons";
 import type { PlatformConfig } from "../config";
-import { deployChart, inTurn, newChart, type CertManagerRef, type MonitoringRef } from "../deploy";
+import { deployChart, inTurn, newChart, objectKey, type CertManagerRef, type MonitoringRef } from "../deploy";
 import type { Edge, EdgeArgs } from "../gcp";
 import {
   AcmeIssuer,
@@ -183,7 +183,7 @@ export class Ingress extends pulumi.ComponentResource {
     }
 
     // Stage 4: the shared Gateway.
-    let gatewayObjects: pulumi.Resource[] = [];
+    let gateway: pulumi.Resource | undefined;
     if (gatewayApps.length > 0 && this.edge?.gatewaySslPolicy) {
       const chart = newChart("gateway");
       // No pod runs here; the mesh's webhooks have nothing to do with its routes (Mesh.unmanagedNamespaceLabels).
@@ -200,9 +200,13 @@ export class Ingress extends pulumi.ComponentResource {
         sslPolicy: this.edge.gatewaySslPolicy,
       });
       // The Gateway names its address, certificate map (with its entries) and SSL policy: they exist first.
-      gatewayObjects = [
-        ...deployChart(`${name}-gateway`, chart, { ...base, dependsOn: this.edge.gatewayResources }).values(),
-      ];
+      const deployed = deployChart(`${name}-gateway`, chart, {
+        ...base,
+        dependsOn: this.edge.gatewayResources,
+      });
+      gateway = deployed.get(
+        objectKey({ kind: "Gateway", metadata: { namespace: gatewayNamespace, name: sharedGatewayName } }),
+      );
     }
 
     // Stage 5: each app's routes (its Service is the app's own). An app waits only for what its exposure uses.
@@ -227,7 +231,8 @@ export class Ingress extends pulumi.ComponentResource {
         const chart = newChart(`expose-${e.namespace}-${e.name}`);
         new Exposed(chart, "exposed", e, edge);
         const uses = [
-          ...(e.via.includes("gke-gateway") ? gatewayObjects : []),
+          // The Gateway alone (it waits for its namespace): not its redirect route or policy, which no app's object needs.
+          ...(e.via.includes("gke-gateway") && gateway ? [gateway] : []),
           ...(e.via.includes("gce-ingress") ? (this.edge?.gceResources ?? []) : []),
           ...(e.via.some((v) => v === "traefik" || v === "ingress-nginx") && this.controller
             ? [this.controller.release, ...issuer]

@@ -131,10 +131,18 @@ export class Platform extends pulumi.ComponentResource {
 
     const edge = edgeArgs(plan, this.cluster instanceof GkeCluster ? this.cluster.subnetId : undefined);
     if (edge) {
-      this.edge = new Edge(`${name}-edge`, edge, {
-        ...child,
-        dependsOn: this.cluster instanceof GkeCluster ? [...this.cluster.apis] : [],
-      });
+      const built = this.cluster instanceof GkeCluster ? this.cluster : undefined;
+      this.edge = new Edge(
+        `${name}-edge`,
+        {
+          ...edge,
+          // The APIs the edge calls, no service agent: each of a host's certificate and map entry waits for these only.
+          apis: built?.apisFor(edgeApis(edge)) ?? [],
+          // A cluster this stack builds makes the project's Workload Identity pool the DNS-01 binding names.
+          dns01: edge.dns01 && { ...edge.dns01, poolReady: built ? [built] : [] },
+        },
+        child,
+      );
     }
 
     if (plan.gatewayApiBundleFile) {

@@ -13,7 +13,7 @@ import {
   type TeamRole,
   type TeamRoute,
 } from "../manifests";
-import type { PodMetadata } from "../meshes";
+import { eastWestRouteParents, type PodMetadata } from "../meshes";
 
 export interface TeamArgs {
   /** The team's name: its objects' names start with it. */
@@ -115,7 +115,11 @@ export class Team extends pulumi.ComponentResource {
         access: args.access,
       });
       if (args.routes) {
-        new TeamRoutes(chart, "routes", { namespace: ns, routes: args.routes[ns] ?? [] });
+        new TeamRoutes(chart, "routes", {
+          namespace: ns,
+          routes: args.routes[ns] ?? [],
+          eastWestParents: eastWestRouteParents,
+        });
       }
       const namespace = existing.get(ns);
       deployChart(`${prefix}-team-${args.name}-${ns}`, chart, {

@@ -119,7 +119,8 @@ interface Recorded {
   readonly type: string;
   readonly name: string;
   readonly opts: SeenOptions;
-  readonly inputDependencies: Promise<pulumi.Resource[]>;
+  /** Known at registration where the inputs hold no Output (most objects): no promise held till the end. */
+  readonly inputDependencies: readonly pulumi.Resource[] | Promise<pulumi.Resource[]>;
 }
 
 /**
@@ -316,12 +317,17 @@ async function assemble(
       children.set(keyOf.get(parent.resource) ?? "", list);
     }
   }
-  /** A component stands for every custom resource beneath it. */
+  /** A component stands for every custom resource beneath it (each component's found once). */
+  const under = new Map<string, string[]>();
   const customsUnder = (key: string): string[] => {
     const r = byKey.get(key);
     if (!r) return [];
     if (r.custom) return [key];
-    return (children.get(key) ?? []).flatMap(customsUnder);
+    const known = under.get(key);
+    if (known) return known;
+    const found = (children.get(key) ?? []).flatMap(customsUnder);
+    under.set(key, found);
+    return found;
   };
   const protectOf = (r: Recorded): boolean =>
     r.opts.protect ?? (parentOf(r) ? protectOf(parentOf(r) as Recorded) : false);
@@ -431,7 +437,19 @@ function providersIn(providers: SeenOptions["providers"]): pulumi.ProviderResour
   return Array.isArray(providers) ? providers : Object.values(providers);
 }
 
-async function dependsOnList(dependsOn: pulumi.ResourceOptions["dependsOn"]): Promise<pulumi.Resource[]> {
+function dependsOnList(
+  dependsOn: pulumi.ResourceOptions["dependsOn"],
+): readonly pulumi.Resource[] | Promise<pulumi.Resource[]> {
+  // Most programs name resources themselves: known now, without a wait per resource named.
+  if (dependsOn === undefined) return noResources;
+  if (pulumi.Resource.isInstance(dependsOn)) return [dependsOn];
+  if (Array.isArray(dependsOn) && dependsOn.every((d) => pulumi.Resource.isInstance(d))) {
+    return dependsOn;
+  }
+  return waitedDependsOn(dependsOn);
+}
+
+async function waitedDependsOn(dependsOn: pulumi.ResourceOptions["dependsOn"]): Promise<pulumi.Resource[]> {
   const value = await dependsOn;
   if (!value) return [];
   const list = Array.isArray(value) ? value : [value];
@@ -444,9 +462,11 @@ interface OutputWithResources {
   resources?: () => Set<pulumi.Resource>;
 }
 
+const noResources: readonly pulumi.Resource[] = [];
+
 /** Every resource an input refers to, through Outputs or directly. */
-async function resourcesIn(value: unknown): Promise<pulumi.Resource[]> {
-  // One synchronous walk, then one wait per Output: inputs are mostly plain data.
+function resourcesIn(value: unknown): readonly pulumi.Resource[] | Promise<pulumi.Resource[]> {
+  // One synchronous walk; inputs are mostly plain data, known now, and only Outputs are waited for.
   const resources: pulumi.Resource[] = [];
   const outputs: OutputWithResources[] = [];
   const walk = (v: unknown, depth: number): void => {
@@ -458,10 +478,10 @@ async function resourcesIn(value: unknown): Promise<pulumi.Resource[]> {
         walk(child, depth + 1);
   };
   walk(value, 0);
-  const viaOutputs = await Promise.all(
+  if (outputs.length === 0) return resources.length === 0 ? noResources : resources;
+  return Promise.all(
     outputs.map(async (o) => [...(o.allResources ? await o.allResources() : (o.resources?.() ?? []))]),
-  );
-  return [...resources, ...viaOutputs.flat()];
+  ).then((viaOutputs) => [...resources, ...viaOutputs.flat()]);
 }
 
 function isString(v: string | undefined): v is string {

@@ -8,6 +8,7 @@ import {
 } from "../meshes";
 import { meshAdmissions, cidrWithin, refusedProbes } from "../meshes/models";
 import { namespaceNameLabel, selects } from "../manifests/selectors";
+import { groupBy } from "../json";
 import { privateNetworks } from "../versions";
 import {
   at,
@@ -276,7 +277,7 @@ function namedPortsIn(
         const name = str(at(p, "name"));
         const number = at(p, "containerPort");
         if (name !== undefined && typeof number === "number")
-          numbers.set(name, new Set([...(numbers.get(name) ?? []), number]));
+          numbers.set(name, (numbers.get(name) ?? new Set<number>()).add(number));
       }
     };
     for (const w of workloads.get(target.namespace) ?? []) {
@@ -320,11 +321,10 @@ function namedPortsIn(
  */
 export function networkPolicyModel(resources: readonly ResourceView[]): NetworkPolicyModel {
   // By namespace, as a policy applies only to pods of its own.
-  const policies = new Map<string, ResourceView[]>();
-  for (const r of resources) {
-    if (object(r).kind !== "NetworkPolicy" || !r.type.startsWith("kubernetes:")) continue;
-    policies.set(object(r).namespace ?? "", [...(policies.get(object(r).namespace ?? "") ?? []), r]);
-  }
+  const policies = groupBy(
+    resources.filter((r) => object(r).kind === "NetworkPolicy" && r.type.startsWith("kubernetes:")),
+    (r) => object(r).namespace ?? "",
+  );
   const namedPorts = namedPortsIn(resources);
   const namespaceOf = namespacesIn(resources);
   const namespaceLabels = (namespace: string): Obj => namespaceOf(namespace).labels;

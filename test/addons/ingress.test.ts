@@ -2,7 +2,7 @@ import { HelmTemplater, caKeysConfined, findHelm, objectSetOf, secretReadGrants 
 import { ConfigError } from "../../lib/config";
 import { clusterInputOf, type RenderResult, type RenderedResource } from "../../lib/render";
 import { supportedKubernetes } from "../../lib/versions";
-import { config, find, release, renderPlatform, values } from "../helpers";
+import { config, find, release, renderPlatform, values, waitsFor } from "../helpers";
 import {
   chartsDir,
   chartsProblem,
@@ -120,9 +120,11 @@ describe.each(meshes)("GKE Gateway, mesh %s", (mesh) => {
     expect((ns.inputs.metadata as { labels: Record<string, string> }).labels).toMatchObject({
       "gke-mesh-platform/gateway-access": "true",
     });
-    const route = find(result, "HTTPRoute", "shop", "shop");
-    expect(route.dependsOn).toContain(find(result, "Gateway", "shared", "gateway").key);
-    expect(route.dependsOn.some((d) => d.includes("viz"))).toBe(false);
+    // The Gateway alone (which waits for its namespace, address, certificates and SSL policy) and the app's namespace.
+    const waits = [find(result, "Gateway", "shared", "gateway").key, ns.key].sort();
+    for (const kind of ["HTTPRoute", "HealthCheckPolicy", "GCPBackendPolicy"]) {
+      expect([...find(result, kind, "shop", "shop").dependsOn].sort()).toEqual(waits);
+    }
   });
 
   test("Google's edge: MODERN TLS 1.2+ SSL policy, global address, Google-managed certificate", () => {
@@ -652,6 +654,22 @@ describe("DNS-01 with Workload Identity", () => {
     expect(spec(find(result, "ClusterIssuer", "letsencrypt"))).toMatchObject({
       acme: { solvers: [{ dns01: { cloudDNS: { project: "acme-test" } } }] },
     });
+  });
+
+  test("the binding waits for the cluster that makes the project's Workload Identity pool; the role binding for Resource Manager", async () => {
+    const result = await renderPlatform({
+      ingress: { kind: "traefik", acme: { ...acme, solver: "dns01" } },
+      apps: [shop],
+    });
+    const wi = result.resources.find((r) => r.type === "gcp:serviceaccount/iAMMember:IAMMember");
+    // IAM refuses a member of a pool that does not exist yet ("Identity Pool does not exist").
+    expect(waitsFor(result, wi as RenderedResource).has("gcp:container/cluster:Cluster::gke-test")).toBe(
+      true,
+    );
+    const role = result.resources.find(
+      (r) => r.type === "gcp:projects/iAMMember:IAMMember" && r.name.includes("dns01"),
+    );
+    expect(role?.dependsOn).toContain("gcp:projects/service:Service::gke-test-apis-cloudresourcemanager");
   });
 });
 

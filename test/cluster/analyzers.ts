@@ -26,6 +26,7 @@ import {
   combinationTargets,
   extraTargets,
   projectTargets,
+  teamTargets,
   type RenderTarget,
 } from "../matrix";
 import { requireTools, type Tool } from "../real/tools";
@@ -1431,6 +1432,7 @@ async function main(argv: readonly string[]): Promise<number> {
     ...combinationTargets(),
     ...clusterModeTargets(),
     ...extraTargets(),
+    ...teamTargets(),
   ].filter((t) => !t.refusedBecause && (!only || t.label.includes(only)));
   const { objects, renders, failures, helmRuns } = await collect(targets, { helm, chartsDir });
   const collected = Date.now();
@@ -1451,7 +1453,7 @@ async function main(argv: readonly string[]): Promise<number> {
     const istioRenders = renders.filter((r) => r.istio).length;
     console.log(
       [
-        `analyzers over ${targets.length} targets (stacks, examples, combinations, cluster modes, options) at ${supportedKubernetes.lowest} and ${supportedKubernetes.highest}: ${renders.length} object sets, ${renders.reduce((n, r) => n + r.objects.length, 0)} objects, ${objects.all.length} distinct (${helmRuns} helm runs; collected in ${((collected - started) / 1000).toFixed(1)} s)`,
+        `analyzers over ${targets.length} targets (stacks, examples, combinations, cluster modes, options, teams) at ${supportedKubernetes.lowest} and ${supportedKubernetes.highest}: ${renders.length} object sets, ${renders.reduce((n, r) => n + r.objects.length, 0)} objects, ${objects.all.length} distinct (${helmRuns} helm runs; collected in ${((collected - started) / 1000).toFixed(1)} s)`,
         `  kube-score ${tools.tools["kube-score"].version}: ${scored.length} warnings and criticals over each distinct namespace of each render, in one run (${scoreTime.toFixed(1)} s)`,
         `  checkov ${tools.tools.checkov.version}: ${checked.files} files (each distinct object, and the graph checks' units), ${checked.resources} resources read, in two runs and ${checked.graphRuns} graph runs (${checkTime.toFixed(1)} s)`,
         ...(checked.unread.length > 0

@@ -31,20 +31,39 @@ describe("a fresh project", () => {
     );
   });
 
-  test("every GCP resource waits for every API, so the first `pulumi up` never races them", async () => {
+  test("every GCP resource waits for the API it calls, so the first `pulumi up` never races them", async () => {
     const result = await renderPlatform({ apps: [shop], ingress: { kind: "gke-gateway" } });
-    const apis = ofType(result, SERVICE).map((s) => s.key);
-    expect(apis).toHaveLength(7);
+    // The API behind each module of @pulumi/gcp the environment uses.
+    const apiOf: Record<string, string> = {
+      certificatemanager: "certificatemanager",
+      compute: "compute",
+      container: "container",
+      kms: "cloudkms",
+      serviceaccount: "iam",
+      projects: "cloudresourcemanager",
+    };
     const users = result.resources.filter(
       (r) => r.custom && r.type.startsWith("gcp:") && r.type !== SERVICE && r.type !== SERVICE_IDENTITY,
     );
     // The network, KMS, IAM, cluster, node pools and the edge's certificates, addresses and SSL policy.
     expect(users.length).toBeGreaterThan(15);
     const notWaiting = users.flatMap((r) => {
-      const waits = waitsFor(result, r);
-      return apis.filter((api) => !waits.has(api)).map((api) => `${r.key} does not wait for ${api}`);
+      const module = r.type.split(":")[1].split("/")[0];
+      const api = `${SERVICE}::gke-test-apis-${apiOf[module] ?? `(no API known for gcp:${module})`}`;
+      return waitsFor(result, r).has(api) ? [] : [`${r.key} does not wait for ${api}`];
     });
     expect(notWaiting).toEqual([]);
+  });
+
+  test("a host's certificate and map entry wait for the two APIs they call, not for every API and agent", async () => {
+    const result = await renderPlatform({ apps: [shop], ingress: { kind: "gke-gateway" } });
+    const apis = ["certificatemanager", "compute"].map((a) => `${SERVICE}::gke-test-apis-${a}`);
+    for (const type of [
+      "gcp:certificatemanager/certificate:Certificate",
+      "gcp:certificatemanager/certificateMapEntry:CertificateMapEntry",
+    ]) {
+      expect([...one(result, type).dependsOn].sort()).toEqual(apis);
+    }
   });
 
   test("GKE's service agent is created before the KMS key is granted to it", async () => {

@@ -1,4 +1,4 @@
-import { at, isObj, list, num, obj, record, str, strings } from "../../lib/json";
+import { at, groupBy, isObj, list, num, obj, record, str, strings } from "../../lib/json";
 
 /** The typed readers of untyped JSON: each gives the type it names, or nothing, and none throws. */
 
@@ -72,5 +72,21 @@ describe("lists and records", () => {
   test("record keeps an object's string values (labels, annotations)", () => {
     expect(record(at(pod, "metadata", "labels"))).toEqual({ app: "web" });
     expect([record(undefined), record(["a"])]).toEqual([{}, {}]);
+  });
+});
+
+describe("groupBy", () => {
+  test("groups by the key each item gives, in the items' order; undefined is a key of its own", () => {
+    const objects = [
+      { kind: "Server", namespace: "shop" },
+      { kind: "ClusterRole", namespace: undefined },
+      { kind: "HTTPRoute", namespace: "shop" },
+      { kind: "Server", namespace: "cart" },
+    ];
+    const byNamespace = groupBy(objects, (o) => o.namespace);
+    expect([...byNamespace.keys()]).toEqual(["shop", undefined, "cart"]);
+    expect(byNamespace.get("shop")?.map((o) => o.kind)).toEqual(["Server", "HTTPRoute"]);
+    expect(byNamespace.get(undefined)).toEqual([objects[1]]);
+    expect(groupBy([], (o: { kind: string }) => o.kind).size).toBe(0);
   });
 });

@@ -8,7 +8,7 @@ import {
   type RenderedResource,
 } from "../../lib/render";
 import { checkInvariants } from "../../lib/safety";
-import { nodeFlags, renderBench } from "../../scripts/bench";
+import { floorResources, floorTurn, nodeFlags, renderBench, renderFloor } from "../../scripts/bench";
 import { validateObjects, type KubeObjectLike } from "../validation/schemas";
 
 /**
@@ -106,3 +106,16 @@ test("1,000 apps render in a process whose heap is capped at 768 MB (`npm run be
   );
   expect(out.trim().split("\n").pop()).toBe("1000");
 }, 300_000);
+
+test("the bench's same-graph floor registers the platform's graph: every resource, its parent and dependsOn", async () => {
+  const platform = get(10);
+  const resources = floorResources(platform);
+  const floor = await renderFloor(resources, "graph", floorTurn(resources, 10, "graph"));
+  // Providers are the floor's one Kubernetes provider; everything else is the platform's, as it gave it.
+  const graph = (r: RenderResult) =>
+    r.resources
+      .filter((x) => !x.type.startsWith("pulumi:providers:"))
+      .map((x) => ({ key: x.key, custom: x.custom, parent: x.parent, dependsOn: [...x.dependsOn].sort() }));
+  expect(graph(floor)).toEqual(graph(platform));
+  expect(graph(platform).filter((x) => x.dependsOn.length > 0).length).toBeGreaterThan(200);
+});

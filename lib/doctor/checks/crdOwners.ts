@@ -1,5 +1,6 @@
 import type { KubeObject } from "../../cluster";
 import { crdFamilies, crdFamilyOf, crdValues, type CrdFamily } from "../../crds";
+import { groupBy } from "../../json";
 import { charts, type ChartName } from "../../versions";
 import type { Check, CheckResult } from "../context";
 import { gkeCrdMarks, gkeGatewayController, helmMarks, pulumiMarks } from "../../versions/doctorFacts";
@@ -89,11 +90,10 @@ export const crdOwners: Check = async (ctx): Promise<CheckResult> => {
   const classes = await ctx.optional(resources.gatewayClasses, "GKE's GatewayClasses");
   const findings: CheckResult["findings"][number][] = [];
 
-  const byFamily = new Map<CrdFamily, KubeObject[]>();
-  for (const crd of crds) {
-    const family = familyOf(crd);
-    if (family) byFamily.set(family, [...(byFamily.get(family) ?? []), crd]);
-  }
+  const byFamily = groupBy(
+    crds.filter((crd) => familyOf(crd) !== undefined),
+    (crd) => familyOf(crd) as CrdFamily,
+  );
 
   // GKE manages the Gateway API where any of its CRDs carries GKE's marks, or GKE's controller has classes.
   const gateway = byFamily.get("gatewayApi") ?? [];
@@ -177,13 +177,11 @@ export const crdOwners: Check = async (ctx): Promise<CheckResult> => {
 
   for (const [family, familyCrds] of byFamily) {
     if (family === "gke" || (family === "gatewayApi" && gkeManages)) continue;
-    const owners = new Map<string, KubeObject[]>();
-    for (const crd of familyCrds) {
-      const label = crdOwnerMarks(crd)
+    const owners = groupBy(familyCrds, (crd) =>
+      crdOwnerMarks(crd)
         .map((m) => m.label)
-        .join(" and ");
-      owners.set(label, [...(owners.get(label) ?? []), crd]);
-    }
+        .join(" and "),
+    );
     if (owners.size < 2) continue;
     findings.push({
       severity: "error",

@@ -1,6 +1,6 @@
 import { linkerdFacts } from "../../versions";
 import type { AdmissionObject, MeshGrant } from "../admissionModel";
-import { list, obj, str } from "../../json";
+import { groupBy, list, obj, str } from "../../json";
 
 /**
  * The callers Linkerd's policy lets into a Server's pods from another namespace or from outside the
@@ -13,14 +13,9 @@ export function linkerdGrants(
   external: (cidr: string) => boolean,
 ): MeshGrant[] {
   // Indexed by namespace and kind once: a program of 1,000 apps has thousands of Servers.
-  const byNamespace = new Map<string | undefined, Map<string, AdmissionObject[]>>();
-  for (const o of objects) {
-    const kinds = byNamespace.get(o.metadata.namespace) ?? new Map<string, AdmissionObject[]>();
-    byNamespace.set(o.metadata.namespace, kinds);
-    kinds.set(o.kind, [...(kinds.get(o.kind) ?? []), o]);
-  }
-  const inNs = (ns: string | undefined, kind: string, group: string) =>
-    (byNamespace.get(ns)?.get(kind) ?? []).filter((o) => o.apiVersion.startsWith(group));
+  const byNamespaceKind = groupBy(objects, (o) => `${o.metadata.namespace ?? ""}/${o.kind}`);
+  const inNs = (ns: string, kind: string, group: string) =>
+    (byNamespaceKind.get(`${ns}/${kind}`) ?? []).filter((o) => o.apiVersion.startsWith(group));
   const grants: MeshGrant[] = [];
   for (const server of objects.filter(
     (o) => o.kind === "Server" && o.apiVersion.startsWith("policy.linkerd.io/"),

@@ -1,5 +1,5 @@
 import { parseCidr } from "../../config";
-import { list, obj, str, strings, type Json } from "../../json";
+import { groupBy, list, obj, str, strings, type Json } from "../../json";
 import { routeMatchesGet } from "../../manifests/paths";
 import { selects, type SelectorSpec } from "../../manifests/selectors";
 import { privateNetworks } from "../../versions";
@@ -38,14 +38,8 @@ const indexes = new WeakMap<readonly AdmissionObject[], ObjectIndex>();
 function indexed(objects: readonly AdmissionObject[]): ObjectIndex {
   const known = indexes.get(objects);
   if (known) return known;
-  const byNamespace = new Map<string | undefined, AdmissionObject[]>();
-  for (const o of objects) {
-    const here = byNamespace.get(o.metadata.namespace) ?? [];
-    here.push(o);
-    byNamespace.set(o.metadata.namespace, here);
-  }
   const index: ObjectIndex = {
-    byNamespace,
+    byNamespace: groupBy(objects, (o) => o.metadata.namespace),
     destination: objects.find((o) => o.kind === "Deployment" && o.metadata.name === "linkerd-destination"),
   };
   indexes.set(objects, index);

@@ -5,7 +5,7 @@ import { autopilotProxyProblems } from "../rules";
 import { linkerdPodSecurity, linkerdVizNamespace } from "./namespace";
 import { linkerdPolicy } from "./policy";
 
-export { linkerdAccess, linkerdPolicy, linkerdRoutes } from "./policy";
+export { linkerdAccess, linkerdPolicy, linkerdRouteParents, linkerdRoutes } from "./policy";
 export {
   LinkerdNamespace,
   linkerdCniNamespace,

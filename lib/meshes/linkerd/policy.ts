@@ -15,6 +15,7 @@ import {
 } from "../../manifests";
 import { linkerdFacts } from "../../versions";
 import { linkerdVizNamespace } from "./namespace";
+import type { RouteParentKind } from "../../manifests";
 import type { AccessProps, MeshConfig, MeshNetwork, MeshPolicy, RouteRetry } from "../mesh";
 
 /**
@@ -46,6 +47,11 @@ const callerKey = (c: Caller): string =>
     : c.kind === "namespace"
       ? `identity ${c.namespace}/*`
       : `network ${c.name}`;
+
+/** What Linkerd's HTTPRoutes name as their parent to carry east-west calls: its Server (policy.linkerd.io). */
+export const linkerdRouteParents: readonly RouteParentKind[] = [
+  { group: linkerdFacts.policyApiVersions.Server.split("/")[0], kind: "Server" },
+];
 
 /**
  * The routes a Linkerd Server needs for these grants: the (path, method) pairs, grouped by who may
