@@ -131,10 +131,9 @@ export function renderFloor(
       for (const r of resources) {
         if (isProvider(r)) continue;
         if (!r.custom) {
-          if (which === "graph") made.set(r.key, new Group(r.type, r.name, graphOf(r)));
-          continue;
-        }
-        if (isKubernetesObject(r))
+          if (which !== "graph") continue;
+          made.set(r.key, new Group(r.type, r.name, graphOf(r)));
+        } else if (isKubernetesObject(r))
           made.set(
             r.key,
             kubernetesResource(r.name, r.inputs as unknown as KubeObject, { provider, ...graphOf(r) }),

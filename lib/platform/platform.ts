@@ -275,6 +275,11 @@ export class Platform extends pulumi.ComponentResource {
               ...t.googleServiceAccount,
               // A cluster the platform makes creates the project's pool; an existing one has it already.
               poolReady: this.cluster instanceof GkeCluster ? [this.cluster] : [],
+              // The account is IAM's, its project roles Resource Manager's.
+              apis:
+                this.cluster instanceof GkeCluster
+                  ? this.cluster.apisFor(["iam.googleapis.com", "cloudresourcemanager.googleapis.com"])
+                  : [],
             },
             provider,
             resourcePrefix: name,

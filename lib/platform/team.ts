@@ -61,6 +61,11 @@ export interface TeamArgs {
      * does not exist"), so the members' bindings wait for it. @default none: the pool exists already
      */
     readonly poolReady?: readonly pulumi.Resource[];
+    /**
+     * What the account and its bindings wait for: the IAM and Resource Manager APIs, enabled on a fresh
+     * project. @default none: the APIs are enabled already
+     */
+    readonly apis?: readonly pulumi.Resource[];
   };
   /**
    * The hosts and path prefixes each namespace's Ingresses, HTTPRoutes and GRPCRoutes may claim (the
@@ -130,7 +135,7 @@ export class Team extends pulumi.ComponentResource {
     }
     const wi = args.workloadIdentity;
     if (wi) {
-      const parent = { parent: this };
+      const parent = { parent: this, dependsOn: [...(wi.apis ?? [])] };
       const project = wi.project;
       const account = new gcp.serviceaccount.Account(
         `${prefix}-team-${args.name}-gsa`,
@@ -149,7 +154,7 @@ export class Team extends pulumi.ComponentResource {
           new gcp.serviceaccount.IAMMember(
             `${prefix}-team-${args.name}-wi-${uniqueName(member.replace(/^.*\[|\]$/g, ""))}`,
             { serviceAccountId: account.name, role: "roles/iam.workloadIdentityUser", member },
-            { parent: this, dependsOn: [...(wi.poolReady ?? [])] },
+            { ...parent, dependsOn: [...parent.dependsOn, ...(wi.poolReady ?? [])] },
           ),
       );
       this.googleServiceAccount = account.email;

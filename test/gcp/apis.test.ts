@@ -32,7 +32,12 @@ describe("a fresh project", () => {
   });
 
   test("every GCP resource waits for the API it calls, so the first `pulumi up` never races them", async () => {
-    const result = await renderPlatform({ apps: [shop], ingress: { kind: "gke-gateway" } });
+    // A team with a Google service account and a project role, and DNS-01's identity, as well as the edge.
+    const result = await renderPlatform({
+      apps: [{ ...shop, namespace: "payments", team: "payments" }],
+      ingress: { kind: "gke-gateway" },
+      teams: [{ name: "payments", workloadIdentity: { roles: ["roles/pubsub.publisher"] } }],
+    });
     // The API behind each module of @pulumi/gcp the environment uses.
     const apiOf: Record<string, string> = {
       certificatemanager: "certificatemanager",
@@ -45,8 +50,9 @@ describe("a fresh project", () => {
     const users = result.resources.filter(
       (r) => r.custom && r.type.startsWith("gcp:") && r.type !== SERVICE && r.type !== SERVICE_IDENTITY,
     );
-    // The network, KMS, IAM, cluster, node pools and the edge's certificates, addresses and SSL policy.
+    // The network, KMS, IAM, cluster, node pools, the edge's certificates, addresses and SSL policy, the team's account.
     expect(users.length).toBeGreaterThan(15);
+    expect(users.filter((r) => r.name.startsWith("platform-team-payments-"))).toHaveLength(3);
     const notWaiting = users.flatMap((r) => {
       const module = r.type.split(":")[1].split("/")[0];
       const api = `${SERVICE}::gke-test-apis-${apiOf[module] ?? `(no API known for gcp:${module})`}`;
