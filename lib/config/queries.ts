@@ -52,7 +52,7 @@ export function isIsolatedNamespace(config: IsolationConfig, namespace: string):
 const namespacesOfApps = new WeakMap<readonly Pick<App, "namespace">[], ReadonlySet<string>>();
 
 /** The namespaces `apps` run in. */
-export function appNamespaces(apps: readonly Pick<App, "namespace">[]): ReadonlySet<string> {
+function appNamespaces(apps: readonly Pick<App, "namespace">[]): ReadonlySet<string> {
   let known = namespacesOfApps.get(apps);
   if (!known) {
     known = new Set(apps.map((a) => a.namespace));

@@ -304,6 +304,7 @@ export class GkeCluster extends pulumi.ComponentResource implements ClusterAcces
       subnetId: this.subnetId,
     });
   }
+
   /**
    * What a resource that calls only `names` waits for: those APIs, enabled (none with `cluster.enableApis`
    * off). Fewer than `apis`: no service agent, no API it does not call.

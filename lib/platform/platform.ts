@@ -129,9 +129,10 @@ export class Platform extends pulumi.ComponentResource {
     const provider = this.provider;
     const child = { parent: this };
 
-    const edge = edgeArgs(plan, this.cluster instanceof GkeCluster ? this.cluster.subnetId : undefined);
+    // A cluster this stack builds: its APIs and Workload Identity pool are what GCP resources beside it wait for.
+    const built = this.cluster instanceof GkeCluster ? this.cluster : undefined;
+    const edge = edgeArgs(plan, built?.subnetId);
     if (edge) {
-      const built = this.cluster instanceof GkeCluster ? this.cluster : undefined;
       this.edge = new Edge(
         `${name}-edge`,
         {
@@ -274,12 +275,9 @@ export class Platform extends pulumi.ComponentResource {
               project: config.gcp.project,
               ...t.googleServiceAccount,
               // A cluster the platform makes creates the project's pool; an existing one has it already.
-              poolReady: this.cluster instanceof GkeCluster ? [this.cluster] : [],
+              poolReady: built ? [built] : [],
               // The account is IAM's, its project roles Resource Manager's.
-              apis:
-                this.cluster instanceof GkeCluster
-                  ? this.cluster.apisFor(["iam.googleapis.com", "cloudresourcemanager.googleapis.com"])
-                  : [],
+              apis: built?.apisFor(["iam.googleapis.com", "cloudresourcemanager.googleapis.com"]) ?? [],
             },
             provider,
             resourcePrefix: name,

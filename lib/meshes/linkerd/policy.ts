@@ -12,10 +12,10 @@ import {
   type AccessGrant,
   type Caller,
   type PathMatch,
+  type RouteParentKind,
 } from "../../manifests";
 import { linkerdFacts } from "../../versions";
 import { linkerdVizNamespace } from "./namespace";
-import type { RouteParentKind } from "../../manifests";
 import type { AccessProps, MeshConfig, MeshNetwork, MeshPolicy, RouteRetry } from "../mesh";
 
 /**
