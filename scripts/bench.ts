@@ -97,6 +97,10 @@ const isProvider = (r: FloorResource) => r.type.startsWith("pulumi:providers:");
 const isKubernetesObject = (r: FloorResource) =>
   typeof r.inputs.apiVersion === "string" && typeof r.inputs.kind === "string";
 
+/** Whether a floor registers the resource: never a provider; a component only with the graph. */
+const registers = (r: FloorResource, which: FloorKind): boolean =>
+  !isProvider(r) && (r.custom ? which !== "kubernetes" || isKubernetesObject(r) : which === "graph");
+
 /**
  * The floor: the same final resources registered directly, with one Kubernetes provider and no
  * parents, dependencies or library work; Kubernetes objects as their @pulumi/kubernetes classes.
@@ -129,17 +133,15 @@ export function renderFloor(
           : {};
       let inThisTurn = 0;
       for (const r of resources) {
-        if (isProvider(r)) continue;
-        if (!r.custom) {
-          if (which !== "graph") continue;
-          made.set(r.key, new Group(r.type, r.name, graphOf(r)));
-        } else if (isKubernetesObject(r))
-          made.set(
-            r.key,
-            kubernetesResource(r.name, r.inputs as unknown as KubeObject, { provider, ...graphOf(r) }),
-          );
-        else if (which !== "kubernetes") made.set(r.key, new Raw(r.type, r.name, r.inputs, graphOf(r)));
-        else continue;
+        if (!registers(r, which)) continue;
+        made.set(
+          r.key,
+          !r.custom
+            ? new Group(r.type, r.name, graphOf(r))
+            : isKubernetesObject(r)
+              ? kubernetesResource(r.name, r.inputs as unknown as KubeObject, { provider, ...graphOf(r) })
+              : new Raw(r.type, r.name, r.inputs, graphOf(r)),
+        );
         if (++inThisTurn < perTurn) continue;
         inThisTurn = 0;
         await new Promise((resolve) => setImmediate(resolve));
@@ -153,12 +155,8 @@ export function renderFloor(
 export type FloorKind = "kubernetes" | "all" | "graph";
 
 /** The floor's turn: as many resources as the platform registers per app, so it has as many turns as apps. */
-export const floorTurn = (resources: readonly FloorResource[], apps: number, which: FloorKind) => {
-  const registered = resources.filter(
-    (r) => !isProvider(r) && (which === "graph" || (r.custom && (which === "all" || isKubernetesObject(r)))),
-  );
-  return Math.max(1, Math.ceil(registered.length / apps));
-};
+export const floorTurn = (resources: readonly FloorResource[], apps: number, which: FloorKind) =>
+  Math.max(1, Math.ceil(resources.filter((r) => registers(r, which)).length / apps));
 
 /** The floors' resources: every resource a render registered, in its order, with its parent and dependsOn. */
 export function floorResources(result: RenderResult): FloorResource[] {
